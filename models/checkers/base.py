@@ -1,0 +1,142 @@
+"""The one checker interface and its result values.
+
+A checker is batch-first and pure: ``score(batch, *, batch_size, progress, should_stop)`` reads
+parsed pairs and returns frozen results; it never mutates its inputs, prints or writes files.
+Scores are in [0, 1], higher meaning better supported. Results carry the checker's name and
+version so that every stored score says what produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Literal, Protocol
+
+from models.document import ParsedText
+from models.errors import Cancelled
+from models.evidence import Evidence
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+Grain = Literal["arc", "sentence"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairInput:
+    """One source/output pair, parsed. ``key`` is the caller's identifier, returned unchanged."""
+
+    key: Hashable
+    source: ParsedText
+    output: ParsedText
+
+
+@dataclass(frozen=True, slots=True)
+class ArcScore:
+    """Entailment score of one arc: ``arc`` indexes ``output.sentences[sentence].arcs``."""
+
+    sentence: int
+    arc: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceScore:
+    """Support of one output sentence.
+
+    Attributes:
+        sentence: index into ``output.sentences``.
+        score: support in [0, 1]; None when the sentence was not checked.
+        min_arc: lowest arc score, for arc checkers.
+        evidence: source sentence indices the checker read.
+        omitted: relevant source sentences left out of the window for length.
+        not_checked: why the sentence was not checked, else None.
+    """
+
+    sentence: int
+    score: float | None
+    min_arc: float | None = None
+    evidence: tuple[int, ...] = ()
+    omitted: int = 0
+    not_checked: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairScore:
+    """All scores of one pair from one checker.
+
+    The pair score is the lowest sentence score (an output is as supported as its weakest
+    sentence, as in SummaC); None when no sentence could be checked.
+    """
+
+    key: Hashable
+    checker: str
+    version: str
+    score: float | None
+    sentences: tuple[SentenceScore, ...]
+    arcs: tuple[ArcScore, ...] = ()
+
+    @property
+    def not_checked(self) -> tuple[SentenceScore, ...]:
+        return tuple(s for s in self.sentences if s.not_checked is not None)
+
+
+class Checker(Protocol):
+    """What the pipeline, the CLI and the window rely on."""
+
+    name: str
+    version: str
+    display_name: str
+    grain: Grain
+
+    def score(
+        self,
+        batch: Sequence[PairInput],
+        *,
+        batch_size: int = ...,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PairScore]: ...
+
+
+def check_stop(should_stop: ShouldStop | None) -> None:
+    """Raise :class:`Cancelled` when the caller asked to stop."""
+    if should_stop is not None and should_stop():
+        raise Cancelled("analysis cancelled")
+
+
+def arc_sentence_score(
+    index: int, arc_scores: Sequence[float], evidence: Evidence
+) -> SentenceScore:
+    """Sentence support from its arcs: the mean, as the DAE paper, with the minimum beside it."""
+    if evidence.not_checked is not None:
+        return SentenceScore(index, None, None, (), evidence.omitted, evidence.not_checked)
+    if not arc_scores:
+        return SentenceScore(
+            index, None, None, evidence.sentence_indices, evidence.omitted, "no content arcs"
+        )
+    return SentenceScore(
+        index,
+        fmean(arc_scores),
+        min(arc_scores),
+        evidence.sentence_indices,
+        evidence.omitted,
+    )
+
+
+def pair_score(
+    key: Hashable,
+    checker: Checker,
+    sentences: Sequence[SentenceScore],
+    arcs: Sequence[ArcScore] = (),
+) -> PairScore:
+    """Assemble a :class:`PairScore`; the pair score is the minimum checked sentence score."""
+    checked = [s.score for s in sentences if s.score is not None]
+    return PairScore(
+        key=key,
+        checker=checker.name,
+        version=checker.version,
+        score=min(checked) if checked else None,
+        sentences=tuple(sentences),
+        arcs=tuple(arcs),
+    )

@@ -1,0 +1,162 @@
+"""Sentence support from any local Hugging Face sequence-classification model (NLI style).
+
+The label mapping is read from the model's ``id2label``: the entailment probability is the
+support score. Each output sentence is judged against its evidence window (premise = evidence,
+hypothesis = sentence). Runs on CUDA when available, else CPU, through torch; torch and
+transformers are imported only when such a checker is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from models.checkers.base import (
+    PairInput,
+    PairScore,
+    Progress,
+    SentenceScore,
+    ShouldStop,
+    check_stop,
+    pair_score,
+)
+from models.errors import ModelLoadError, ModelNotFoundError
+from models.evidence import Retriever, build_windows
+from models.runtime import DevicePref, torch_device
+
+
+def entailment_index(id2label: dict[Any, str]) -> int:
+    """Index of the entailment class in a model's ``id2label``.
+
+    Raises:
+        ModelLoadError: when no label names entailment (or support).
+    """
+    for idx, label in id2label.items():
+        name = str(label).lower()
+        if "entail" in name and not name.startswith(("not", "non")):
+            return int(idx)
+    for idx, label in id2label.items():
+        if str(label).lower() in {"supported", "support", "consistent", "faithful"}:
+            return int(idx)
+    raise ModelLoadError(
+        f"The model's id2label {dict(id2label)} names no entailment class; "
+        "expected a label containing 'entail'."
+    )
+
+
+class NLISentenceChecker:
+    """Sentence-level checker over a local HF sequence-classification directory."""
+
+    display_name = "NLI sentence support"
+    grain = "sentence"
+
+    def __init__(
+        self,
+        model_dir: str | Path,
+        *,
+        device: DevicePref = "auto",
+        max_tokens: int = 512,
+        retriever: Retriever | None = None,
+    ) -> None:
+        path = Path(model_dir)
+        if not (path / "config.json").is_file():
+            raise ModelNotFoundError(f"{path}: not a model directory (no config.json).")
+        try:
+            import torch
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise ModelLoadError(
+                "Loading a Hugging Face model directory needs torch and transformers: "
+                "pip install 'factdesk[torch]'."
+            ) from exc
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self._model = AutoModelForSequenceClassification.from_pretrained(
+                str(path), local_files_only=True
+            )
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"{path}: cannot load the model: {exc}") from exc
+        self._torch = torch
+        self._device = torch_device(device)
+        self._model.to(self._device).eval()
+        self._entail = entailment_index(self._model.config.id2label)
+        limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
+        limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
+        self.max_tokens = int(limit)
+        self._retriever = retriever
+        self.name = f"nli:{path.name}"
+        self.version = f"{path.name}@{_fingerprint(path)}"
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def score(
+        self,
+        batch: Sequence[PairInput],
+        *,
+        batch_size: int = 16,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PairScore]:
+        # Flatten every (evidence, sentence) pair of the batch, score them in model batches.
+        jobs: list[tuple[int, int, str, str]] = []
+        windows = []
+        for p, item in enumerate(batch):
+            evidence = build_windows(
+                item.source,
+                item.output.sentences,
+                max_tokens=self.max_tokens,
+                count_tokens=self.count_tokens,
+                retriever=self._retriever,
+            )
+            windows.append(evidence)
+            for s, ev in zip(item.output.sentences, evidence, strict=True):
+                if ev.not_checked is None:
+                    jobs.append((p, s.index, ev.text, s.text))
+        probs: dict[tuple[int, int], float] = {}
+        for lo in range(0, len(jobs), batch_size):
+            check_stop(should_stop)
+            chunk = jobs[lo : lo + batch_size]
+            for (p, s, _, _), value in zip(chunk, self._predict(chunk), strict=True):
+                probs[(p, s)] = value
+            if progress is not None:
+                progress(min(lo + batch_size, len(jobs)), len(jobs))
+        results = []
+        for p, item in enumerate(batch):
+            sentences = []
+            for s, ev in zip(item.output.sentences, windows[p], strict=True):
+                if ev.not_checked is not None:
+                    sentences.append(SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked))
+                else:
+                    sentences.append(
+                        SentenceScore(s.index, probs[(p, s.index)], None, ev.sentence_indices, ev.omitted)
+                    )
+            results.append(pair_score(item.key, self, sentences))
+        return results
+
+    def _predict(self, chunk: Sequence[tuple[int, int, str, str]]) -> list[float]:
+        torch = self._torch
+        enc = self._tokenizer(
+            [c[2] for c in chunk],
+            [c[3] for c in chunk],
+            truncation="only_first",
+            max_length=self.max_tokens,
+            padding=True,
+            return_tensors="pt",
+        ).to(self._device)
+        with torch.inference_mode():
+            logits = self._model(**enc).logits
+        return torch.softmax(logits.float(), dim=-1)[:, self._entail].tolist()
+
+
+def _fingerprint(path: Path) -> str:
+    """A short content hash of a model directory's weights, so re-trained models re-score."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    for f in sorted(path.glob("*")):
+        if f.is_file() and f.suffix in {".bin", ".safetensors", ".onnx", ".json"}:
+            stat = f.stat()
+            digest.update(f"{f.name}:{stat.st_size}:{int(stat.st_mtime)}".encode())
+    return digest.hexdigest()[:10]

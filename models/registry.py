@@ -1,0 +1,86 @@
+"""Which checkers exist and how to load one by name.
+
+``lexical`` is always there. ``nli`` loads the user's own Hugging Face NLI directory
+(``model_dir`` required). Bundled trained checkers register themselves in :data:`CHECKERS` with
+``bundled=True`` and become defaults when their files are present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.checkers.base import Checker
+from models.errors import UnknownCheckerError
+from models.runtime import DevicePref
+
+Loader = Callable[[DevicePref, "Path | None"], Checker]
+
+
+@dataclass(frozen=True)
+class CheckerEntry:
+    name: str
+    display_name: str
+    grain: str
+    load: Loader
+    needs_model_dir: bool = False
+    available: Callable[[], bool] = lambda: True
+    default: bool = False
+
+
+def _lexical(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.lexical import LexicalArcChecker
+
+    return LexicalArcChecker()
+
+
+def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.nli import NLISentenceChecker
+
+    if model_dir is None:
+        raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
+    return NLISentenceChecker(model_dir, device=device)
+
+
+CHECKERS: dict[str, CheckerEntry] = {
+    "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical, default=True),
+    "nli": CheckerEntry("nli", "NLI sentence support (own model)", "sentence", _nli, True),
+}
+
+
+def register(entry: CheckerEntry) -> None:
+    """Add or replace a checker entry."""
+    CHECKERS[entry.name] = entry
+
+
+def default_checkers() -> list[str]:
+    """Names of the checkers run when none is named: defaults whose files are present."""
+    _load_bundled()
+    names = [e.name for e in CHECKERS.values() if e.default and e.available()]
+    return names or ["lexical"]
+
+
+def load_checker(
+    name: str, *, device: DevicePref = "auto", model_dir: str | Path | None = None
+) -> Checker:
+    """Load a checker by registry name.
+
+    Raises:
+        UnknownCheckerError: for a name no entry knows.
+    """
+    _load_bundled()
+    entry = CHECKERS.get(name)
+    if entry is None:
+        known = ", ".join(sorted(CHECKERS))
+        raise UnknownCheckerError(f"Unknown checker '{name}'; known checkers: {known}.")
+    return entry.load(device, Path(model_dir) if model_dir is not None else None)
+
+
+def _load_bundled() -> None:
+    """Import the bundled-model module if it exists, which registers its checkers."""
+    try:
+        import models.bundled  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if exc.name != "models.bundled":
+            raise
