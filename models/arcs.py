@@ -12,6 +12,9 @@ from collections.abc import Sequence
 
 from models.document import Arc, Token
 
+# Tokens that carry no content even when the parser attaches them with a content label
+# (spaCy splits "e-bike" into three tokens and may attach the hyphen as an attribute).
+EXCLUDED_POS = frozenset({"PUNCT", "SPACE", "SYM"})
 EXCLUDED_LABELS = frozenset({"punct", "det", "case", "aux", "auxpass", "cop", "mark", "dep", "ROOT"})
 # spaCy's English labels for a preposition attached to its head, and for its object.
 PREPOSITION_LABELS = frozenset({"prep", "agent"})
@@ -35,7 +38,9 @@ def extract_arcs(tokens: Sequence[Token], sentence: int = 0) -> tuple[Arc, ...]:
 
     arcs: list[Arc] = []
     for tok in tokens:
-        if tok.head == tok.i or tok.dep in EXCLUDED_LABELS:
+        if tok.head == tok.i or tok.dep in EXCLUDED_LABELS or tok.pos in EXCLUDED_POS:
+            continue
+        if tokens[tok.head].pos in EXCLUDED_POS:
             continue
         head = tokens[tok.head]
         if tok.dep in PREPOSITION_LABELS and tok.i in objects:

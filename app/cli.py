@@ -1,0 +1,313 @@
+"""The ``factdesk`` command line.
+
+Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``export``, ``stats``,
+``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` on import, analyze and
+stats prints one JSON object on stdout. Errors exit non-zero with a one-line reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from models.errors import FactDeskError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except FactDeskError as exc:
+        print(f"factdesk: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("factdesk: interrupted; finished work is saved", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="factdesk", description="Check machine-written text against its source.")
+    p.set_defaults(func=_cmd_window, project=None)
+    sub = p.add_subparsers(title="commands")
+
+    c = sub.add_parser("new", help="create an empty project file")
+    c.add_argument("project")
+    c.set_defaults(func=_cmd_new)
+
+    c = sub.add_parser("import", help="import pairs from JSONL, CSV or TSV")
+    c.add_argument("project")
+    c.add_argument("file")
+    c.add_argument("--format", choices=["jsonl", "csv", "tsv"])
+    c.add_argument("--source-field")
+    c.add_argument("--output-field")
+    c.add_argument("--id-field")
+    c.add_argument("--system-field")
+    c.add_argument("--context-field")
+    c.add_argument("--skip-invalid", action="store_true", help="import valid records, report the rest")
+    c.add_argument("--max-field-chars", type=int, default=None)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_import)
+
+    c = sub.add_parser("analyze", help="score pairs that lack scores from the current checkers")
+    c.add_argument("project")
+    c.add_argument("--checker", action="append", help="checker name (repeatable); default: the default checkers")
+    c.add_argument("--model-dir", help="own model directory for checkers that take one (nli, dae, support)")
+    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_analyze)
+
+    c = sub.add_parser("export", help="export pairs, scores and judgments")
+    c.add_argument("project")
+    c.add_argument("out")
+    c.add_argument("--format", choices=["jsonl", "csv", "dae-arcs"], default="jsonl")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_export)
+
+    c = sub.add_parser("stats", help="counts of pairs, sentences, arcs, scores and judgments")
+    c.add_argument("project")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_stats)
+
+    c = sub.add_parser("demo", help="analyse the bundled demo project and open it")
+    c.add_argument("--no-window", action="store_true", help="print the findings instead of opening the window")
+    c.add_argument("--reset", action="store_true", help="rebuild the demo project from scratch")
+    c.add_argument("--project", help="where to keep the demo project")
+    c.set_defaults(func=_cmd_demo)
+
+    c = sub.add_parser("open", help="open a project in the window")
+    c.add_argument("project")
+    c.set_defaults(func=_cmd_window)
+
+    c = sub.add_parser("eval", help="measure the checkers on the shared evaluation data")
+    c.add_argument("rest", nargs=argparse.REMAINDER)
+    c.set_defaults(func=_cmd_eval)
+    return p
+
+
+# ---------------------------------------------------------------------- helpers
+def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm progress bar on stderr, driven by (done, total) callbacks."""
+    from tqdm import tqdm
+
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=not enabled, leave=False)
+        bar.n = done
+        bar.refresh()
+
+    def close() -> None:
+        if bar is not None:
+            bar.close()
+
+    return update, close
+
+
+def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    print(json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text)
+
+
+# ---------------------------------------------------------------------- commands
+def _cmd_new(args: argparse.Namespace) -> int:
+    from app.store import Project
+
+    project = Project.create(args.project)
+    project.close()
+    print(f"created {project.path}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from app.io.importer import import_file
+    from app.io.records import MAX_FIELD_CHARS, FieldMapping
+    from app.store import Project
+
+    mapping = FieldMapping(
+        source=args.source_field, output=args.output_field, id=args.id_field,
+        system=args.system_field, context=args.context_field,
+    )
+    with Project.open(args.project) as project:
+        update, close = _bar("importing", not args.json)
+        try:
+            report = import_file(
+                project, args.file, fmt=args.format, mapping=mapping, skip_invalid=args.skip_invalid,
+                max_field_chars=args.max_field_chars or MAX_FIELD_CHARS, progress=update,
+            )
+        finally:
+            close()
+    lines = [f"imported {report.imported} pairs from {args.file}"]
+    if report.restored_pairs:
+        lines.append(f"restored analysis and judgments of {report.restored_pairs} pairs")
+    if report.duplicates:
+        lines.append(f"{len(report.duplicates)} duplicates not imported again:")
+        lines += [f"  line {d.line}: {d.reason}" + (f" ({d.id})" if d.id else "") for d in report.duplicates[:20]]
+        if len(report.duplicates) > 20:
+            lines.append(f"  ... and {len(report.duplicates) - 20} more (see --json)")
+    if report.skipped:
+        lines.append(f"{len(report.skipped)} invalid records skipped:")
+        lines += [f"  line {p.line}, field '{p.field}': {p.reason}" for p in report.skipped]
+    _emit(args, report.to_json(), "\n".join(lines))
+    return 0
+
+
+def load_checkers(names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None) -> list[Any]:
+    from models.registry import default_checkers, load_checker
+
+    chosen = list(names) if names else default_checkers()
+    return [load_checker(n, device=device, model_dir=model_dir) for n in chosen]  # type: ignore[arg-type]
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from app.analysis import analyze
+    from app.store import Project
+
+    checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    with Project.open(args.project) as project:
+        update, close = _bar("analysing", not args.json)
+        try:
+            report = analyze(project, checkers, progress=update)
+        finally:
+            close()
+    lines = []
+    for c in report.checkers:
+        lines.append(
+            f"{c.display_name} ({c.name} {c.version}): scored {c.scored} pairs, "
+            f"{c.already_scored} already scored, {c.not_checked_sentences} of {c.sentences} sentences not checked"
+        )
+    if report.cancelled:
+        lines.append("cancelled: finished pairs are saved; run analyze again to resume")
+    _emit(args, report.to_json(), "\n".join(lines))
+    return 1 if report.cancelled else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from app.io.exporter import export
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        n = export(project, args.out, fmt=args.format)
+    _emit(args, {"written": n, "path": args.out, "format": args.format}, f"wrote {n} records to {args.out}")
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        st = project.stats()
+    lines = [
+        f"pairs {st['pairs']} (sources {st['sources']}, parsed {st['parsed_pairs']})",
+        f"sentences {st['sentences']}, arcs {st['arcs']}, judgments {st['judgments']}",
+    ]
+    for name, info in st["checkers"].items():
+        mean = info["mean_pair_score"]
+        lines.append(
+            f"{info['display_name']} ({name} {info['version']}): {info['scored_pairs']} pairs scored, "
+            f"mean pair score {'-' if mean is None else f'{mean:.3f}'}, "
+            f"{info['not_checked_sentences']} sentences not checked"
+        )
+    if st["judgment_labels"]:
+        lines.append("judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items()))
+    _emit(args, st, "\n".join(lines))
+    return 0
+
+
+def demo_project_path() -> Path:
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "factdesk" / "demo.factdesk"
+
+
+def prepare_demo(path: Path, *, reset: bool = False, quiet: bool = False) -> Path:
+    """Create (or reuse) the demo project and bring its analysis up to date."""
+    from app.analysis import analyze
+    from app.io.importer import import_file
+    from app.paths import demo_pairs_file
+    from app.store import Project
+
+    if reset:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    project = Project.open(path) if path.exists() else Project.create(path)
+    with project:
+        import_file(project, demo_pairs_file())
+        update, close = _bar("analysing the demo", not quiet)
+        try:
+            analyze(project, load_checkers(None), progress=update)
+        finally:
+            close()
+    return path
+
+
+def print_findings(path: Path, threshold: float = 0.5) -> None:
+    from app.io.bundles import iter_bundles, run_info
+    from app.store import Project
+
+    with Project.open(path) as project:
+        runs = run_info(project)
+        for b in iter_bundles(project):
+            print(f"\n{b.output.external_id} [{b.output.system}]  {b.output.text}")
+            for name, (pair, sents, arcs) in b.scores.items():
+                label = runs[name]["display_name"]
+                score = "not checked" if pair.score is None else f"{pair.score:.2f}"
+                print(f"  {label}: pair support {score}")
+                by_id = {s.id: s for s in b.sentences}
+                for sid, row in sents.items():
+                    if row.not_checked:
+                        print(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
+                    elif row.score is not None and row.score < threshold:
+                        print(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
+                weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
+                if weak:
+                    shown = ", ".join(f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8])
+                    print(f"    not entailed: {shown}" + (" ..." if len(weak) > 8 else ""))
+
+
+def _has_display() -> bool:
+    return bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin")
+    )
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    path = Path(args.project) if args.project else demo_project_path()
+    prepare_demo(path, reset=args.reset)
+    if args.no_window or not _has_display():
+        if not args.no_window:
+            print("(no display found: printing the findings; run under a desktop or xvfb-run for the window)")
+        print_findings(path)
+        print(f"\ndemo project: {path}")
+        return 0
+    return _window(str(path), demo=True)
+
+
+def _cmd_window(args: argparse.Namespace) -> int:
+    return _window(args.project)
+
+
+def _window(project: str | None, *, demo: bool = False) -> int:
+    try:
+        from app.gui.main import run
+    except ImportError as exc:
+        print(f"factdesk: error: the window cannot start: {exc}", file=sys.stderr)
+        return 2
+    return run(project, demo=demo)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from models.evaluation import main as eval_main
+
+    return eval_main(args.rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Import and export of pairs, analysis results and judgments."""

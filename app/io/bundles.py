@@ -1,0 +1,115 @@
+"""Everything known about a chunk of pairs, loaded with a few grouped queries (no N+1)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from app.store.project import Project
+from app.store.schema import (
+    ArcRow,
+    ArcScoreRow,
+    Judgment,
+    Output,
+    PairScoreRow,
+    Run,
+    SentenceRow,
+    SentenceScoreRow,
+    Source,
+)
+
+
+@dataclass
+class PairBundle:
+    output: Output
+    source: Source
+    sentences: list[SentenceRow] = field(default_factory=list)
+    source_sentences: list[SentenceRow] = field(default_factory=list)
+    arcs: list[ArcRow] = field(default_factory=list)
+    # checker -> (pair score row, {sentence_id: row}, {arc_id: score})
+    scores: dict[str, tuple[PairScoreRow, dict[int, SentenceScoreRow], dict[int, float]]] = field(
+        default_factory=dict
+    )
+    judgments: list[Judgment] = field(default_factory=list)
+
+
+def iter_bundles(project: Project, *, chunk: int = 2000) -> Iterator[PairBundle]:
+    """All pairs in import order, each with its analysis and judgments."""
+    ids = project.output_ids()
+    for lo in range(0, len(ids), chunk):
+        yield from load_bundles(project, ids[lo : lo + chunk])
+
+
+def run_info(project: Project) -> dict[str, dict[str, Any]]:
+    """Checker name -> version, display name and grain of its most recent run."""
+    with project.session() as s:
+        rows = s.execute(select(Run.checker, Run.version, Run.display_name, Run.grain).order_by(Run.id))
+        return {c: {"version": v, "display_name": d, "grain": g} for c, v, d, g in rows}
+
+
+def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle]:
+    current = run_info(project)
+    with project.session() as s:
+        outs = list(s.scalars(select(Output).where(Output.id.in_(output_ids)).order_by(Output.id)))
+        src_ids = {o.source_id for o in outs}
+        sources = {x.id: x for x in s.scalars(select(Source).where(Source.id.in_(src_ids)))}
+        bundles = {o.id: PairBundle(o, sources[o.source_id]) for o in outs}
+        src_sents: dict[int, list[SentenceRow]] = defaultdict(list)
+        for row in s.scalars(
+            select(SentenceRow).where(SentenceRow.source_id.in_(src_ids)).order_by(SentenceRow.idx)
+        ):
+            src_sents[row.source_id].append(row)  # type: ignore[index]
+        sent_owner: dict[int, int] = {}
+        for row in s.scalars(
+            select(SentenceRow).where(SentenceRow.output_id.in_(output_ids)).order_by(SentenceRow.idx)
+        ):
+            bundles[row.output_id].sentences.append(row)  # type: ignore[index]
+            sent_owner[row.id] = row.output_id  # type: ignore[assignment]
+        arc_owner: dict[int, int] = {}
+        for row in s.scalars(
+            select(ArcRow).where(ArcRow.sentence_id.in_(sent_owner)).order_by(ArcRow.sentence_id, ArcRow.idx)
+        ):
+            bundles[sent_owner[row.sentence_id]].arcs.append(row)
+            arc_owner[row.id] = sent_owner[row.sentence_id]
+        for checker, info in current.items():
+            version = info["version"]
+            pair_rows = s.scalars(
+                select(PairScoreRow).where(
+                    PairScoreRow.checker == checker,
+                    PairScoreRow.version == version,
+                    PairScoreRow.output_id.in_(output_ids),
+                )
+            )
+            for row in pair_rows:
+                bundles[row.output_id].scores[checker] = (row, {}, {})
+            for row in s.scalars(
+                select(SentenceScoreRow).where(
+                    SentenceScoreRow.checker == checker,
+                    SentenceScoreRow.version == version,
+                    SentenceScoreRow.sentence_id.in_(sent_owner),
+                )
+            ):
+                entry = bundles[sent_owner[row.sentence_id]].scores.get(checker)
+                if entry is not None:
+                    entry[1][row.sentence_id] = row
+            for arc_id, score in s.execute(
+                select(ArcScoreRow.arc_id, ArcScoreRow.score).where(
+                    ArcScoreRow.checker == checker,
+                    ArcScoreRow.version == version,
+                    ArcScoreRow.arc_id.in_(arc_owner),
+                )
+            ):
+                entry = bundles[arc_owner[arc_id]].scores.get(checker)
+                if entry is not None:
+                    entry[2][arc_id] = score
+        for row in s.scalars(
+            select(Judgment).where(Judgment.output_id.in_(output_ids)).order_by(Judgment.id)
+        ):
+            bundles[row.output_id].judgments.append(row)
+        for b in bundles.values():
+            b.source_sentences = src_sents.get(b.source.id, [])
+        return [bundles[o.id] for o in outs]

@@ -1,0 +1,217 @@
+"""Exports: JSONL with everything (re-importable without loss), sentence CSV, DAE arc TSV.
+
+The DAE arc format has one line per judged output sentence, tab-separated: the input (evidence
+text, `` [SEP] ``, the sentence), the sentence label, then four columns per arc: ``head-child``
+word indices within the sentence, ``head_word child_word``, the label, and the entailment label
+(1 entailed, 0 not entailed, -1 not judged). Arcs of a sentence judged supported count as
+entailed.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.store.project import Project
+
+ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
+
+
+def export(
+    project: Project,
+    out: str | Path,
+    *,
+    fmt: ExportFormat = "jsonl",
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Write the project to ``out``; returns the number of records written.
+
+    The file is written beside the target and renamed at the end, so an interrupted export never
+    leaves a half-written file under the requested name.
+    """
+    out = Path(out)
+    tmp = out.with_name(out.name + ".part")
+    writer = {"jsonl": _jsonl, "csv": _csv, "dae-arcs": _dae}[fmt]
+    total = project.count_pairs()
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            count = writer(project, fh, total, progress)
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return count
+
+
+def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The JSONL export record of one pair."""
+    sent_idx = {s.id: s.idx for s in b.sentences}
+    arc_pos = {a.id: (sent_idx[a.sentence_id], a.idx) for a in b.arcs}
+    checkers: dict[str, Any] = {}
+    for name, (pair, sents, arcs) in b.scores.items():
+        info = runs.get(name, {})
+        sentence_scores = [
+            {
+                "index": sent_idx[sid],
+                "score": row.score,
+                "min_arc": row.min_arc,
+                "evidence": row.evidence or [],
+                "omitted": row.omitted,
+                "not_checked": row.not_checked,
+            }
+            for sid, row in sorted(sents.items(), key=lambda kv: sent_idx[kv[0]])
+        ]
+        checkers[name] = {
+            "version": pair.version,
+            "display_name": info.get("display_name", name),
+            "grain": info.get("grain"),
+            "score": pair.score,
+            "sentences": sentence_scores,
+            "arcs": [
+                {"sentence": arc_pos[a][0], "index": arc_pos[a][1], "score": sc}
+                for a, sc in sorted(arcs.items(), key=lambda kv: arc_pos[kv[0]])
+            ],
+            "not_checked": [
+                {"sentence": s["index"], "reason": s["not_checked"]}
+                for s in sentence_scores
+                if s["not_checked"]
+            ],
+        }
+    record: dict[str, Any] = {
+        "id": b.output.external_id,
+        "source": b.source.text,
+        "output": b.output.text,
+        "system": b.output.system,
+    }
+    if b.output.context is not None:
+        record["context"] = b.output.context
+    if b.output.meta:
+        record["meta"] = b.output.meta
+    if b.sentences:
+        record["sentences"] = [
+            {"index": s.idx, "start": s.start, "end": s.end, "text": s.text} for s in b.sentences
+        ]
+        record["source_sentences"] = [[s.start, s.end] for s in b.source_sentences]
+        record["arcs"] = [
+            {
+                "sentence": sent_idx[a.sentence_id],
+                "index": a.idx,
+                "label": a.label,
+                "head": a.head_idx,
+                "child": a.child_idx,
+                "head_span": [a.head_start, a.head_end],
+                "child_span": [a.child_start, a.child_end],
+                "head_text": a.head_text,
+                "child_text": a.child_text,
+            }
+            for a in b.arcs
+        ]
+    record["checkers"] = checkers
+    record["judgments"] = [
+        {
+            "target": j.target,
+            "sentence": sent_idx.get(j.sentence_id) if j.sentence_id else None,
+            "arc": arc_pos[j.arc_id][1] if j.arc_id else None,
+            "aspect": j.aspect,
+            "label": j.label,
+            "decision": j.decision,
+            "error_type": j.error_type,
+            "note": j.note,
+            "annotator": j.annotator,
+            "created_at": j.created_at.isoformat(),
+            "model_visible": j.model_visible,
+            "model_score": j.model_score,
+        }
+        for j in b.judgments
+    ]
+    return record
+
+
+def _jsonl(project: Project, fh: Any, total: int, progress: Any) -> int:
+    runs = run_info(project)
+    n = 0
+    for b in iter_bundles(project):
+        fh.write(json.dumps(pair_record(b, runs), ensure_ascii=False))
+        fh.write("\n")
+        n += 1
+        if progress is not None and n % 1000 == 0:
+            progress(n, total)
+    return n
+
+
+def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
+    runs = run_info(project)
+    names = sorted(runs)
+    writer = csv.writer(fh)
+    header = ["pair_id", "system", "sentence", "start", "end", "text"]
+    for name in names:
+        header += [f"{name}_score", f"{name}_min_arc", f"{name}_evidence", f"{name}_not_checked"]
+    header += ["label", "decision", "error_type", "note", "annotator", "model_visible"]
+    writer.writerow(header)
+    n = 0
+    for b in iter_bundles(project):
+        judged = {j.sentence_id: j for j in b.judgments if j.target == "sentence" and j.aspect == "support"}
+        for s in b.sentences:
+            row: list[Any] = [b.output.external_id, b.output.system or "", s.idx, s.start, s.end, s.text]
+            for name in names:
+                sc = b.scores.get(name, (None, {}, {}))[1].get(s.id)
+                row += [
+                    "" if sc is None or sc.score is None else f"{sc.score:.4f}",
+                    "" if sc is None or sc.min_arc is None else f"{sc.min_arc:.4f}",
+                    "" if sc is None else " ".join(map(str, sc.evidence or [])),
+                    "" if sc is None or sc.not_checked is None else sc.not_checked,
+                ]
+            j = judged.get(s.id)
+            row += (
+                [j.label, j.decision or "", j.error_type or "", j.note or "", j.annotator, int(j.model_visible)]
+                if j
+                else [""] * 6
+            )
+            writer.writerow(row)
+            n += 1
+    return n
+
+
+def _dae(project: Project, fh: Any, total: int, progress: Any) -> int:
+    n = 0
+    for b in iter_bundles(project):
+        support = [j for j in b.judgments if j.aspect == "support"]
+        if not support or not b.sentences:
+            continue
+        pair_label = next((j.label for j in support if j.target == "pair"), None)
+        sent_label = {j.sentence_id: j.label for j in support if j.target == "sentence"}
+        arc_label = {j.arc_id: j.label for j in support if j.target == "arc"}
+        evidence = _evidence_by_sentence(b)
+        for s in b.sentences:
+            label = sent_label.get(s.id) or (pair_label if pair_label == "supported" else None)
+            arcs = [a for a in b.arcs if a.sentence_id == s.id]
+            if label is None and not any(a.id in arc_label for a in arcs):
+                continue
+            cols = [f"{evidence.get(s.id) or b.source.text} [SEP] {s.text}".replace("\t", " ").replace("\n", " ")]
+            cols.append({"supported": "1", "unsupported": "0"}.get(label or "", "-1"))
+            for a in arcs:
+                lab = arc_label.get(a.id) or ("supported" if label == "supported" else None)
+                cols += [
+                    f"{a.head_idx}-{a.child_idx}",
+                    f"{a.head_text} {a.child_text}",
+                    a.label,
+                    {"supported": "1", "unsupported": "0"}.get(lab or "", "-1"),
+                ]
+            fh.write("\t".join(cols) + "\n")
+            n += 1
+    return n
+
+
+def _evidence_by_sentence(b: PairBundle) -> dict[int, str]:
+    """Evidence text for each sentence from the first checker that recorded evidence."""
+    out: dict[int, str] = {}
+    for _pair, sents, _arcs in b.scores.values():
+        for sid, row in sents.items():
+            if sid not in out and row.evidence:
+                picked = [b.source_sentences[i] for i in row.evidence if i < len(b.source_sentences)]
+                if picked and len(picked) < len(b.source_sentences):
+                    out[sid] = " ".join(p.text for p in picked)
+    return out

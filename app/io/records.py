@@ -1,0 +1,303 @@
+"""Reading JSONL, CSV and TSV into validated pair records, with file/line/field errors."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from models.errors import InputError
+
+Format = Literal["jsonl", "csv", "tsv"]
+
+SOURCE_FIELDS = ("source", "document", "article", "grounding", "doc")
+OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
+ID_FIELDS = ("id",)
+SYSTEM_FIELDS = ("system", "model")
+CONTEXT_FIELDS = ("context",)
+# Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
+ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
+MAX_FIELD_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class FieldMapping:
+    """Which input field holds what; None means: the first default name present."""
+
+    source: str | None = None
+    output: str | None = None
+    id: str | None = None
+    system: str | None = None
+    context: str | None = None
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    line: int
+    external_id: str | None
+    source: str
+    output: str
+    system: str | None
+    context: str | None
+    meta: dict[str, Any] | None
+    analysis: dict[str, Any] | None = None
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.source, self.output)
+
+
+@dataclass
+class Problem:
+    """A record that was not imported, and why."""
+
+    line: int
+    field: str | None
+    reason: str
+    id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "field": self.field, "reason": self.reason, "id": self.id}
+
+
+@dataclass
+class ReadResult:
+    records: list[PairRecord] = field(default_factory=list)
+    invalid: list[Problem] = field(default_factory=list)
+
+
+def content_hash(source: str, output: str) -> str:
+    digest = hashlib.sha1()
+    digest.update(source.encode("utf-8"))
+    digest.update(b"\x00")
+    digest.update(output.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def guess_format(path: Path) -> Format:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".tsv", ".tab"):
+        return "tsv"
+    raise InputError(
+        f"cannot tell the format from the suffix '{suffix}'; pass --format jsonl|csv|tsv",
+        path=str(path),
+    )
+
+
+def read_pairs(
+    path: str | Path,
+    *,
+    fmt: Format | None = None,
+    mapping: FieldMapping = FieldMapping(),
+    skip_invalid: bool = False,
+    max_field_chars: int = MAX_FIELD_CHARS,
+) -> ReadResult:
+    """Read and validate every record of a file.
+
+    Args:
+        path: the file.
+        fmt: jsonl, csv or tsv; guessed from the suffix when None.
+        mapping: field names; defaults are tried in order when a name is None.
+        skip_invalid: collect invalid records in ``invalid`` instead of raising.
+        max_field_chars: longest text field accepted.
+
+    Raises:
+        InputError: naming file, line and field, for the first problem (unless skip_invalid);
+            always for problems with the file as a whole (encoding, empty, no usable fields).
+    """
+    path = Path(path)
+    fmt = fmt or guess_format(path)
+    text = _decode(path)
+    rows = _json_rows(path, text) if fmt == "jsonl" else _table_rows(path, text, fmt)
+    result = ReadResult()
+    any_row = False
+    for line, row in rows:
+        any_row = True
+        try:
+            if isinstance(row, InputError):
+                raise row
+            # Field names are resolved per record: JSONL records need not share their keys.
+            resolved = _resolve(path, line, row, mapping)
+            result.records.append(_record(path, line, row, resolved, max_field_chars))
+        except InputError as err:
+            if not skip_invalid or err.field == "__file__":
+                raise
+            result.invalid.append(Problem(line, err.field, err.reason, _raw_id(row, mapping)))
+    if not any_row:
+        raise InputError("the file has no records", path=str(path))
+    return result
+
+
+def _decode(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror}", path=str(path)) from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at column {col}); "
+            "save the file as UTF-8 and import again",
+            path=str(path),
+            line=line,
+        ) from exc
+
+
+def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            yield n, InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=str(path), line=n)
+            continue
+        if not isinstance(value, dict):
+            yield n, InputError(
+                f"expected a JSON object, found {type(value).__name__}", path=str(path), line=n
+            )
+            continue
+        yield n, value
+
+
+def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]:
+    csv.field_size_limit(sys.maxsize)  # our own limit below gives a clearer message
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="," if fmt == "csv" else "\t", strict=True)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except csv.Error as exc:
+        raise InputError(f"malformed {fmt.upper()} header: {exc}", path=str(path), line=1) from exc
+    names = [h.strip() for h in header]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"duplicate column names {dup}", path=str(path), line=1, field="__file__")
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"malformed {fmt.upper()}: {exc}", path=str(path), line=start) from exc
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(names):
+            yield start, InputError(
+                f"{len(row)} columns where the header has {len(names)}", path=str(path), line=start
+            )
+            continue
+        yield start, dict(zip(names, row, strict=True))
+
+
+def _resolve(path: Path, line: int, row: dict[str, Any], mapping: FieldMapping) -> dict[str, str | None]:
+    """Pick the field names from the first record; source and output are required."""
+
+    def pick(explicit: str | None, defaults: tuple[str, ...], role: str, required: bool) -> str | None:
+        if explicit is not None:
+            if explicit not in row and required:
+                raise InputError(
+                    f"no field '{explicit}' (given for the {role}); fields are {sorted(row)}",
+                    path=str(path),
+                    line=line,
+                    field=explicit,
+                )
+            return explicit
+        lowered = {k.lower(): k for k in row}
+        for name in defaults:
+            if name in lowered:
+                return lowered[name]
+        if required:
+            raise InputError(
+                f"no {role} field: expected one of {list(defaults)} or --{role}-field; "
+                f"fields are {sorted(row)}",
+                path=str(path),
+                line=line,
+                field=role,
+            )
+        return None
+
+    return {
+        "source": pick(mapping.source, SOURCE_FIELDS, "source", True),
+        "output": pick(mapping.output, OUTPUT_FIELDS, "output", True),
+        "id": pick(mapping.id, ID_FIELDS, "id", False),
+        "system": pick(mapping.system, SYSTEM_FIELDS, "system", False),
+        "context": pick(mapping.context, CONTEXT_FIELDS, "context", False),
+    }
+
+
+def _text(path: Path, line: int, row: dict[str, Any], name: str, limit: int) -> str:
+    if name not in row or row[name] is None:
+        raise InputError("missing", path=str(path), line=line, field=name)
+    value = row[name]
+    if not isinstance(value, str):
+        raise InputError(
+            f"expected text, found {type(value).__name__}", path=str(path), line=line, field=name
+        )
+    if not value.strip():
+        raise InputError("empty", path=str(path), line=line, field=name)
+    if len(value) > limit:
+        raise InputError(
+            f"{len(value):,} characters, over the limit of {limit:,} (raise it with --max-field-chars)",
+            path=str(path),
+            line=line,
+            field=name,
+        )
+    if "\x00" in value:
+        raise InputError("contains a NUL character", path=str(path), line=line, field=name)
+    return value
+
+
+def _optional(path: Path, line: int, row: dict[str, Any], name: str | None, limit: int) -> str | None:
+    if name is None or row.get(name) in (None, ""):
+        return None
+    value = row[name]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(
+            f"expected text or a number, found {type(value).__name__}", path=str(path), line=line, field=name
+        )
+    value = str(value)
+    if len(value) > limit:
+        raise InputError(f"{len(value):,} characters, over the limit", path=str(path), line=line, field=name)
+    return value.strip() or None
+
+
+def _record(
+    path: Path, line: int, row: dict[str, Any], names: dict[str, str | None], limit: int
+) -> PairRecord:
+    source = _text(path, line, row, names["source"] or "", limit)
+    output = _text(path, line, row, names["output"] or "", limit)
+    ext = _optional(path, line, row, names["id"], 1000)
+    system = _optional(path, line, row, names["system"], 1000)
+    context = _optional(path, line, row, names["context"], limit)
+    used = {n for n in names.values() if n}
+    analysis = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
+    meta_in = row.get("meta") if isinstance(row.get("meta"), dict) and "meta" not in used else None
+    extra = {k: v for k, v in row.items() if k not in used and k not in ANALYSIS_FIELDS and k != "meta"}
+    meta = {**(meta_in or {}), **extra} or None
+    return PairRecord(line, ext, source, output, system, context, meta, analysis or None)
+
+
+def _raw_id(row: Any, mapping: FieldMapping) -> str | None:
+    if isinstance(row, dict):
+        value = row.get(mapping.id or "id")
+        return None if value is None else str(value)
+    return None

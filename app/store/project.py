@@ -1,0 +1,477 @@
+"""A FactDesk project: one SQLite file and the operations every front end shares.
+
+Each user decision is its own committed transaction; imports and analysis results are written
+in batches inside transactions, so a crash leaves the file consistent.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.store.db import SUFFIX, check_is_project, make_engine, migrate
+from app.store.judging import (
+    DEFAULT_TAXONOMY,
+    Change,
+    JudgmentKey,
+    JudgmentValue,
+    rebuild_stacks,
+)
+from app.store.schema import (
+    ArcRow,
+    ArcScoreRow,
+    AuditEntry,
+    Judgment,
+    Output,
+    PairScoreRow,
+    Run,
+    SentenceRow,
+    SentenceScoreRow,
+    Setting,
+    Source,
+)
+from models.errors import ProjectError
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def default_annotator() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name on some systems; any fallback will do
+        return "annotator"
+
+
+@dataclass(frozen=True, slots=True)
+class PairRow:
+    """One line of the pair list: cheap to build for every pair of a large project."""
+
+    output_id: int
+    external_id: str
+    system: str | None
+    lowest_support: float | None
+    flagged_arcs: int
+    judged: int
+    flagged: bool
+    pair_label: str | None
+
+
+class Project:
+    """An open project file. Use :meth:`create` or :meth:`open`; close with :meth:`close`."""
+
+    def __init__(self, path: Path, engine: Engine) -> None:
+        self.path = path
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.annotator = default_annotator()
+
+    # ------------------------------------------------------------------ lifecycle
+    @classmethod
+    def create(cls, path: str | Path) -> Project:
+        """Create a new project file; refuses to overwrite an existing file."""
+        path = Path(path)
+        if path.suffix != SUFFIX:
+            path = path.with_name(path.name + SUFFIX) if not path.suffix else path
+        if path.exists():
+            raise ProjectError(f"{path}: already exists; open it instead.")
+        if not path.parent.exists():
+            raise ProjectError(f"{path.parent}: no such folder.")
+        engine = make_engine(path)
+        migrate(engine, path, create=True)
+        project = cls(path, engine)
+        with project.session() as s:
+            s.add(Setting(key="taxonomy", value=DEFAULT_TAXONOMY))
+            s.add(Setting(key="created_at", value=now().isoformat()))
+        return project
+
+    @classmethod
+    def open(cls, path: str | Path) -> Project:
+        """Open an existing project, applying migrations; newer files are refused untouched."""
+        path = Path(path)
+        if not path.is_file():
+            raise ProjectError(f"{path}: no such project file.")
+        check_is_project(path)
+        engine = make_engine(path)
+        try:
+            migrate(engine, path, create=False)
+        except Exception:
+            engine.dispose()
+            raise
+        return cls(path, engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session whose work is committed as one transaction, or rolled back on error."""
+        with self._sessions() as s, s.begin():
+            yield s
+
+    # ------------------------------------------------------------------ settings
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        with self.session() as s:
+            row = s.get(Setting, key)
+            return default if row is None else row.value
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self.session() as s:
+            s.merge(Setting(key=key, value=value))
+
+    def taxonomy(self) -> list[dict[str, str]]:
+        return list(self.get_setting("taxonomy", DEFAULT_TAXONOMY))
+
+    # ------------------------------------------------------------------ pairs
+    def count_pairs(self) -> int:
+        with self.session() as s:
+            return s.scalar(select(func.count(Output.id))) or 0
+
+    def systems(self) -> list[str]:
+        with self.session() as s:
+            rows = s.scalars(select(Output.system).distinct().order_by(Output.system))
+            return [r for r in rows if r]
+
+    def output_ids(self) -> list[int]:
+        with self.session() as s:
+            return list(s.scalars(select(Output.id).order_by(Output.id)))
+
+    def pair(self, output_id: int) -> tuple[Output, Source]:
+        with self.session() as s:
+            out = s.get(Output, output_id)
+            if out is None:
+                raise ProjectError(f"No pair with internal id {output_id}.")
+            src = s.get(Source, out.source_id)
+            assert src is not None
+            return out, src
+
+    def sentences(self, *, output_id: int | None = None, source_id: int | None = None) -> list[SentenceRow]:
+        with self.session() as s:
+            q = select(SentenceRow).order_by(SentenceRow.idx)
+            if output_id is not None:
+                q = q.where(SentenceRow.output_id == output_id)
+            else:
+                q = q.where(SentenceRow.source_id == source_id)
+            return list(s.scalars(q))
+
+    def arcs(self, sentence_ids: Sequence[int]) -> list[ArcRow]:
+        with self.session() as s:
+            q = (
+                select(ArcRow)
+                .where(ArcRow.sentence_id.in_(sentence_ids))
+                .order_by(ArcRow.sentence_id, ArcRow.idx)
+            )
+            return list(s.scalars(q))
+
+    # ------------------------------------------------------------------ scores
+    def current_versions(self) -> dict[str, str]:
+        """Checker name -> the version of its most recent run (the one shown)."""
+        with self.session() as s:
+            rows = s.execute(select(Run.checker, Run.version).order_by(Run.id)).all()
+        return {checker: version for checker, version in rows}
+
+    def checker_names(self) -> dict[str, str]:
+        """Checker name -> display name, for checkers with at least one run."""
+        with self.session() as s:
+            rows = s.execute(select(Run.checker, Run.display_name).order_by(Run.id)).all()
+        return {c: d for c, d in rows}
+
+    def sentence_scores(self, checker: str, version: str, sentence_ids: Sequence[int]) -> dict[int, SentenceScoreRow]:
+        with self.session() as s:
+            q = select(SentenceScoreRow).where(
+                SentenceScoreRow.checker == checker,
+                SentenceScoreRow.version == version,
+                SentenceScoreRow.sentence_id.in_(sentence_ids),
+            )
+            return {r.sentence_id: r for r in s.scalars(q)}
+
+    def arc_scores(self, checker: str, version: str, arc_ids: Sequence[int]) -> dict[int, float]:
+        with self.session() as s:
+            q = select(ArcScoreRow.arc_id, ArcScoreRow.score).where(
+                ArcScoreRow.checker == checker,
+                ArcScoreRow.version == version,
+                ArcScoreRow.arc_id.in_(arc_ids),
+            )
+            return {a: sc for a, sc in s.execute(q)}
+
+    def pair_scores(self, checker: str, version: str) -> dict[int, float | None]:
+        with self.session() as s:
+            q = select(PairScoreRow.output_id, PairScoreRow.score).where(
+                PairScoreRow.checker == checker, PairScoreRow.version == version
+            )
+            return {o: sc for o, sc in s.execute(q)}
+
+    def pair_rows(
+        self, checker: str | None = None, version: str | None = None, threshold: float = 0.5
+    ) -> list[PairRow]:
+        """Every pair with its list columns, in import order: a handful of grouped queries."""
+        with self.session() as s:
+            base = s.execute(
+                select(Output.id, Output.external_id, Output.system).order_by(Output.id)
+            ).all()
+            lowest: dict[int, float | None] = {}
+            flagged_arcs: dict[int, int] = {}
+            if checker and version:
+                lowest = dict(
+                    s.execute(
+                        select(PairScoreRow.output_id, PairScoreRow.score).where(
+                            PairScoreRow.checker == checker, PairScoreRow.version == version
+                        )
+                    ).all()
+                )
+                flagged_arcs = dict(
+                    s.execute(
+                        select(SentenceRow.output_id, func.count(ArcScoreRow.id))
+                        .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
+                        .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
+                        .where(
+                            ArcScoreRow.checker == checker,
+                            ArcScoreRow.version == version,
+                            ArcScoreRow.score < threshold,
+                        )
+                        .group_by(SentenceRow.output_id)
+                    ).all()
+                )
+            judged = dict(
+                s.execute(
+                    select(Judgment.output_id, func.count(Judgment.id))
+                    .where(Judgment.aspect == "support")
+                    .group_by(Judgment.output_id)
+                ).all()
+            )
+            flags = set(s.scalars(select(Judgment.output_id).where(Judgment.aspect == "flag")))
+            pair_labels = dict(
+                s.execute(
+                    select(Judgment.output_id, Judgment.label).where(
+                        Judgment.aspect == "support", Judgment.target == "pair"
+                    )
+                ).all()
+            )
+        return [
+            PairRow(
+                oid,
+                ext,
+                system,
+                lowest.get(oid),
+                flagged_arcs.get(oid, 0),
+                judged.get(oid, 0),
+                oid in flags,
+                pair_labels.get(oid),
+            )
+            for oid, ext, system in base
+        ]
+
+    # ------------------------------------------------------------------ judgments
+    def judgments(self, output_id: int) -> list[Judgment]:
+        with self.session() as s:
+            q = select(Judgment).where(Judgment.output_id == output_id).order_by(Judgment.id)
+            return list(s.scalars(q))
+
+    def judgment(self, key: JudgmentKey) -> JudgmentValue | None:
+        with self.session() as s:
+            row = self._find_judgment(s, key)
+            return None if row is None else _value_of(row)
+
+    def judge(self, key: JudgmentKey, value: JudgmentValue | None) -> Change:
+        """Record a decision (or clear it with None) in its own committed transaction."""
+        with self.session() as s:
+            before = self._apply(s, key, value)
+            entry = AuditEntry(
+                at=now(),
+                action="set",
+                key=key.to_json(),
+                before=None if before is None else before.to_json(),
+                after=None if value is None else value.to_json(),
+                annotator=self.annotator,
+            )
+            s.add(entry)
+            s.flush()
+            return Change(entry.id, key, before, value)
+
+    def history(self) -> tuple[list[Change], list[Change]]:
+        """(undo stack, redo stack) rebuilt from the audit log, oldest first."""
+        with self.session() as s:
+            rows = s.execute(
+                select(
+                    AuditEntry.id,
+                    AuditEntry.action,
+                    AuditEntry.key,
+                    AuditEntry.before,
+                    AuditEntry.after,
+                    AuditEntry.ref,
+                ).order_by(AuditEntry.id)
+            ).all()
+        return rebuild_stacks([tuple(r) for r in rows])
+
+    def undo(self) -> Change | None:
+        """Undo the latest change still on the undo stack; None when there is none."""
+        undo, _ = self.history()
+        if not undo:
+            return None
+        change = undo[-1]
+        self._replay(change, change.before, "undo")
+        return change
+
+    def redo(self) -> Change | None:
+        _, redo = self.history()
+        if not redo:
+            return None
+        change = redo[-1]
+        self._replay(change, change.after, "redo")
+        return change
+
+    def _replay(self, change: Change, value: JudgmentValue | None, action: str) -> None:
+        with self.session() as s:
+            current = self._apply(s, change.key, value)
+            s.add(
+                AuditEntry(
+                    at=now(),
+                    action=action,
+                    key=change.key.to_json(),
+                    before=None if current is None else current.to_json(),
+                    after=None if value is None else value.to_json(),
+                    ref=change.entry,
+                    annotator=self.annotator,
+                )
+            )
+
+    def _find_judgment(self, s: Session, key: JudgmentKey) -> Judgment | None:
+        return s.scalar(
+            select(Judgment).where(
+                Judgment.output_id == key.output_id,
+                Judgment.target_key == key.target_key,
+                Judgment.aspect == key.aspect,
+            )
+        )
+
+    def _apply(self, s: Session, key: JudgmentKey, value: JudgmentValue | None) -> JudgmentValue | None:
+        """Set the judgment for ``key`` to ``value``; return what was there before."""
+        row = self._find_judgment(s, key)
+        before = None if row is None else _value_of(row)
+        if value is None:
+            if row is not None:
+                s.delete(row)
+            return before
+        fields = dict(
+            label=value.label,
+            decision=value.decision,
+            error_type=value.error_type,
+            note=value.note,
+            model_visible=value.model_visible,
+            model_score=value.model_score,
+            annotator=self.annotator,
+            created_at=now(),
+        )
+        if row is None:
+            s.add(
+                Judgment(
+                    output_id=key.output_id,
+                    sentence_id=key.sentence_id,
+                    arc_id=key.arc_id,
+                    target=key.target,
+                    target_key=key.target_key,
+                    aspect=key.aspect,
+                    **fields,
+                )
+            )
+        else:
+            for name, val in fields.items():
+                setattr(row, name, val)
+        return before
+
+    # ------------------------------------------------------------------ statistics
+    def stats(self) -> dict[str, Any]:
+        with self.session() as s:
+            counts = {
+                "pairs": s.scalar(select(func.count(Output.id))) or 0,
+                "sources": s.scalar(select(func.count(Source.id))) or 0,
+                "parsed_pairs": s.scalar(select(func.count(Output.id)).where(Output.parsed)) or 0,
+                "sentences": s.scalar(
+                    select(func.count(SentenceRow.id)).where(SentenceRow.output_id.is_not(None))
+                )
+                or 0,
+                "arcs": s.scalar(select(func.count(ArcRow.id))) or 0,
+                "judgments": s.scalar(select(func.count(Judgment.id))) or 0,
+            }
+            checkers = {}
+            for checker, version, display in s.execute(
+                select(Run.checker, Run.version, Run.display_name).order_by(Run.id)
+            ).all():
+                checkers[checker] = {"version": version, "display_name": display}
+            for checker, info in checkers.items():
+                v = info["version"]
+                info["scored_pairs"] = s.scalar(
+                    select(func.count(PairScoreRow.id)).where(
+                        PairScoreRow.checker == checker, PairScoreRow.version == v
+                    )
+                )
+                info["mean_pair_score"] = s.scalar(
+                    select(func.avg(PairScoreRow.score)).where(
+                        PairScoreRow.checker == checker, PairScoreRow.version == v
+                    )
+                )
+                info["not_checked_sentences"] = s.scalar(
+                    select(func.count(SentenceScoreRow.id)).where(
+                        SentenceScoreRow.checker == checker,
+                        SentenceScoreRow.version == v,
+                        SentenceScoreRow.not_checked.is_not(None),
+                    )
+                )
+            labels = dict(
+                s.execute(
+                    select(Judgment.label, func.count(Judgment.id))
+                    .where(Judgment.aspect == "support")
+                    .group_by(Judgment.label)
+                ).all()
+            )
+        counts["checkers"] = checkers
+        counts["judgment_labels"] = labels
+        return counts
+
+    # ------------------------------------------------------------------ bulk writes
+    def bulk_insert(self, s: Session, table: type, rows: Iterable[dict[str, Any]]) -> None:
+        rows = list(rows)
+        if rows:
+            s.execute(insert(table), rows)
+
+    def replace_scores(self, s: Session, checker: str, version: str, output_ids: Sequence[int]) -> None:
+        """Delete this checker version's scores for outputs about to be re-scored."""
+        sent_ids = select(SentenceRow.id).where(SentenceRow.output_id.in_(output_ids))
+        arc_ids = select(ArcRow.id).where(ArcRow.sentence_id.in_(sent_ids))
+        for table, col, ids in (
+            (PairScoreRow, PairScoreRow.output_id, output_ids),
+            (SentenceScoreRow, SentenceScoreRow.sentence_id, sent_ids),
+            (ArcScoreRow, ArcScoreRow.arc_id, arc_ids),
+        ):
+            s.execute(
+                delete(table).where(table.checker == checker, table.version == version, col.in_(ids))
+            )
+
+    def mark_parsed(self, s: Session, output_ids: Sequence[int]) -> None:
+        s.execute(update(Output).where(Output.id.in_(output_ids)).values(parsed=True))
+
+
+def _value_of(row: Judgment) -> JudgmentValue:
+    return JudgmentValue(
+        label=row.label,
+        decision=row.decision,
+        error_type=row.error_type,
+        note=row.note,
+        model_visible=row.model_visible,
+        model_score=row.model_score,
+    )

@@ -1,0 +1,201 @@
+"""The project file's tables (SQLAlchemy 2 typed ORM).
+
+Scores are keyed by (checker, version, target) so that analysis is incremental: a target that
+already has a score from the current checker version is not scored again. ``run_id`` says which
+run produced each score. Judgments hold the current decision per target and aspect; the
+append-only ``audit_log`` holds every change, from which undo and redo are rebuilt.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Setting(Base):
+    """Project-wide key/value settings (taxonomy, parser version, name)."""
+
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    value: Mapped[object] = mapped_column(JSON)
+
+
+class Source(Base):
+    __tablename__ = "sources"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    text_hash: Mapped[str] = mapped_column(String(40), unique=True)
+
+
+class Output(Base):
+    """One output tied to its source: a pair."""
+
+    __tablename__ = "outputs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source_id: Mapped[int] = mapped_column(ForeignKey("sources.id"), index=True)
+    external_id: Mapped[str] = mapped_column(String, unique=True)
+    text: Mapped[str] = mapped_column(Text)
+    system: Mapped[str | None] = mapped_column(String, index=True)
+    context: Mapped[str | None] = mapped_column(Text)
+    meta: Mapped[dict | None] = mapped_column(JSON)
+    content_hash: Mapped[str] = mapped_column(String(40), index=True)
+    imported_at: Mapped[datetime] = mapped_column(DateTime)
+    parsed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SentenceRow(Base):
+    """A sentence of an output or of a source, with character offsets into that text."""
+
+    __tablename__ = "sentences"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    output_id: Mapped[int | None] = mapped_column(ForeignKey("outputs.id"))
+    source_id: Mapped[int | None] = mapped_column(ForeignKey("sources.id"))
+    idx: Mapped[int] = mapped_column(Integer)
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    __table_args__ = (
+        CheckConstraint("(output_id IS NULL) != (source_id IS NULL)", name="one_owner"),
+        UniqueConstraint("output_id", "idx"),
+        UniqueConstraint("source_id", "idx"),
+    )
+
+
+class ArcRow(Base):
+    """A content dependency arc of an output sentence (word indices within the sentence)."""
+
+    __tablename__ = "arcs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("sentences.id"), index=True)
+    idx: Mapped[int] = mapped_column(Integer)
+    label: Mapped[str] = mapped_column(String)
+    head_idx: Mapped[int] = mapped_column(Integer)
+    child_idx: Mapped[int] = mapped_column(Integer)
+    head_start: Mapped[int] = mapped_column(Integer)
+    head_end: Mapped[int] = mapped_column(Integer)
+    child_start: Mapped[int] = mapped_column(Integer)
+    child_end: Mapped[int] = mapped_column(Integer)
+    head_text: Mapped[str] = mapped_column(String)
+    child_text: Mapped[str] = mapped_column(String)
+    __table_args__ = (UniqueConstraint("sentence_id", "idx"),)
+
+
+class Run(Base):
+    """One analysis run of one checker."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    display_name: Mapped[str] = mapped_column(String)
+    grain: Mapped[str] = mapped_column(String)
+    settings: Mapped[dict | None] = mapped_column(JSON)
+    started_at: Mapped[datetime] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    status: Mapped[str] = mapped_column(String, default="running")
+    scored: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PairScoreRow(Base):
+    __tablename__ = "pair_scores"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id"), index=True)
+    score: Mapped[float | None] = mapped_column(Float)
+    not_checked: Mapped[int] = mapped_column(Integer, default=0)
+    __table_args__ = (UniqueConstraint("checker", "version", "output_id"),)
+
+
+class SentenceScoreRow(Base):
+    __tablename__ = "sentence_scores"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    sentence_id: Mapped[int] = mapped_column(ForeignKey("sentences.id"), index=True)
+    score: Mapped[float | None] = mapped_column(Float)
+    min_arc: Mapped[float | None] = mapped_column(Float)
+    evidence: Mapped[list | None] = mapped_column(JSON)
+    omitted: Mapped[int] = mapped_column(Integer, default=0)
+    not_checked: Mapped[str | None] = mapped_column(Text)
+    __table_args__ = (UniqueConstraint("checker", "version", "sentence_id"),)
+
+
+class ArcScoreRow(Base):
+    __tablename__ = "arc_scores"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    arc_id: Mapped[int] = mapped_column(ForeignKey("arcs.id"), index=True)
+    score: Mapped[float] = mapped_column(Float)
+    __table_args__ = (UniqueConstraint("checker", "version", "arc_id"),)
+
+
+class Judgment(Base):
+    """The current human decision on one target (pair, sentence or arc) and aspect.
+
+    ``aspect`` is ``support`` for the main judgment, ``interpretable`` for AIS stage one and
+    ``flag`` for malformed items. ``label`` is the resolved label (for support: supported /
+    unsupported); ``decision`` records how it was reached (accept, reject, relabel).
+    """
+
+    __tablename__ = "judgments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id"), index=True)
+    sentence_id: Mapped[int | None] = mapped_column(ForeignKey("sentences.id"))
+    arc_id: Mapped[int | None] = mapped_column(ForeignKey("arcs.id"))
+    target: Mapped[str] = mapped_column(String)
+    # "pair" / "sentence:<id>" / "arc:<id>": one string, because SQLite's unique indexes treat
+    # NULL ids as distinct and would let two pair-level judgments coexist.
+    target_key: Mapped[str] = mapped_column(String)
+    aspect: Mapped[str] = mapped_column(String, default="support")
+    label: Mapped[str] = mapped_column(String)
+    decision: Mapped[str | None] = mapped_column(String)
+    error_type: Mapped[str | None] = mapped_column(String)
+    note: Mapped[str | None] = mapped_column(Text)
+    annotator: Mapped[str] = mapped_column(String)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    model_visible: Mapped[bool] = mapped_column(Boolean)
+    model_score: Mapped[float | None] = mapped_column(Float)
+    __table_args__ = (
+        Index("uq_judgment_target", "output_id", "target_key", "aspect", unique=True),
+    )
+
+
+class AuditEntry(Base):
+    """Append-only history of judgment changes. Never updated or deleted.
+
+    ``action`` is ``set`` (a decision), ``undo`` or ``redo`` (``ref`` names the ``set`` entry).
+    ``before``/``after`` are judgment values (None = no judgment) for ``key``.
+    """
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime)
+    action: Mapped[str] = mapped_column(String)
+    key: Mapped[dict] = mapped_column(JSON)
+    before: Mapped[dict | None] = mapped_column(JSON)
+    after: Mapped[dict | None] = mapped_column(JSON)
+    ref: Mapped[int | None] = mapped_column(Integer)
+    annotator: Mapped[str] = mapped_column(String)

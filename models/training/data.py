@@ -1,0 +1,233 @@
+"""Readers for the shared data folder (``../shared/data``) and fixed, seeded held-out splits.
+
+Nothing is copied into the repository: every reader takes the data directory. Splits are by
+document (or premise) id through a seeded hash, so they never change between runs and a
+document's summaries are all on the same side.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.errors import InputError
+
+SPLIT_SEED = "factdesk-2026"
+DEV_FRACTION = 0.2
+
+# File -> license, recorded in the model card for every file the bundled model used.
+LICENSES = {
+    "nli/snli_dev_from_esnli.tsv": "CC BY-SA 4.0 (SNLI)",
+    "nli/snli_test_from_esnli.tsv": "CC BY-SA 4.0 (SNLI)",
+    "nli/mnli_dev_matched_from_hans_repo.tsv": "MultiNLI (OANC, CC BY-SA 3.0 mix)",
+    "nli/rte_glue_resplit/train.tsv": "PASCAL RTE, research use",
+    "nli/msrp/msr-para-train.tsv": "Microsoft shared source (msrp/LICENCE.html)",
+    "nli/paws_true_format.csv": "PAWS, Apache-2.0 style (Google)",
+    "nli/wanli_train_sample.jsonl": "CC BY 4.0 (WANLI)",
+    "summaries/xsumfaith.jsonl": "annotations CC BY 4.0 (Maynez et al. 2020); BBC text research use",
+    "summaries/cliff_error_types.jsonl": "as released in AggreFact (CLIFF, Cao & Wang 2021)",
+    "summaries/goyal21_error_types.jsonl": "as released in AggreFact (Goyal & Durrett 2021)",
+    "summaries/factcc_val.jsonl": "BSD-3 (FactCC)",
+    "summaries/frank_valid.jsonl": "MIT (FRANK) - evaluation only",
+    "summaries/summeval.jsonl": "MIT (SummEval) - evaluation only",
+    "summaries/polytope.jsonl": "no license stated (Huang et al. 2020) - evaluation only",
+}
+
+
+def default_data_dir() -> Path:
+    """``<repo>/../shared/data``."""
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def split_of(key: str, dev_fraction: float = DEV_FRACTION) -> str:
+    """``"train"`` or ``"dev"`` for an id, fixed by a seeded hash."""
+    digest = hashlib.sha1(f"{SPLIT_SEED}:{key}".encode()).digest()
+    return "dev" if int.from_bytes(digest[:4], "big") / 2**32 < dev_fraction else "train"
+
+
+@dataclass(frozen=True, slots=True)
+class TextPair:
+    """A premise/hypothesis pair. ``label``: entailment, neutral, contradiction (NLI) or
+    paraphrase / not_paraphrase (MRPC, PAWS)."""
+
+    source: str
+    group: str
+    premise: str
+    hypothesis: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRecord:
+    """A source document, one output and its human labels.
+
+    Attributes:
+        dataset: file stem.
+        doc_id: the document id the split is made on.
+        system: the summariser.
+        document: the source text.
+        summary: the output text (normalised: see :func:`clean_summary`).
+        faithful: 1 = no (majority) error, 0 = error, None = unknown.
+        spans: per annotator, hallucinated character spans in ``summary`` (span datasets only).
+        score: a graded human score where the file has one (FRANK Factuality, SummEval mean).
+        extra: file-specific fields kept for evaluation (FRANK dataset, ...).
+    """
+
+    dataset: str
+    doc_id: str
+    system: str
+    document: str
+    summary: str
+    faithful: int | None
+    spans: tuple[tuple[tuple[int, int], ...], ...] | None = None
+    score: float | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _jsonl(path: Path) -> Iterator[dict]:
+    if not path.is_file():
+        raise InputError("data file not found", path=str(path))
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"bad JSON: {exc}", path=str(path), line=n) from exc
+
+
+def _tsv(path: Path) -> Iterator[dict]:
+    if not path.is_file():
+        raise InputError("data file not found", path=str(path))
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        yield from csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+
+
+def read_pairs(data_dir: Path) -> list[TextPair]:
+    """Every NLI and paraphrase pair of the bundled default (SICK is left out on purpose)."""
+    nli = data_dir / "nli"
+    out: list[TextPair] = []
+    for name in ("snli_dev_from_esnli.tsv", "snli_test_from_esnli.tsv"):
+        for r in _tsv(nli / name):
+            if r.get("label") in {"entailment", "neutral", "contradiction"}:
+                out.append(TextPair(f"nli/{name}", r["premise"], r["premise"], r["hypothesis"], r["label"]))
+    for r in _tsv(nli / "mnli_dev_matched_from_hans_repo.tsv"):
+        if r.get("gold_label") in {"entailment", "neutral", "contradiction"}:
+            out.append(TextPair("nli/mnli_dev_matched_from_hans_repo.tsv", r["premise"], r["premise"], r["hypothesis"], r["gold_label"]))
+    for r in _tsv(nli / "rte_glue_resplit" / "train.tsv"):
+        label = "entailment" if r["label"] == "entailment" else "neutral"
+        out.append(TextPair("nli/rte_glue_resplit/train.tsv", r["sentence1"], r["sentence1"], r["sentence2"], label))
+    for r in _tsv(nli / "msrp" / "msr-para-train.tsv"):
+        label = "paraphrase" if r["Quality"] == "1" else "not_paraphrase"
+        out.append(TextPair("nli/msrp/msr-para-train.tsv", r["#1 ID"], r["#1 String"], r["#2 String"], label))
+    with (nli / "paws_true_format.csv").open(encoding="utf-8", newline="") as fh:
+        for r in csv.DictReader(fh):
+            label = "paraphrase" if r["label"] == "1" else "not_paraphrase"
+            out.append(TextPair("nli/paws_true_format.csv", r["grounding"], r["grounding"], r["generated_text"], label))
+    for r in _jsonl(nli / "wanli_train_sample.jsonl"):
+        if r.get("gold") in {"entailment", "neutral", "contradiction"}:
+            out.append(TextPair("nli/wanli_train_sample.jsonl", r["premise"], r["premise"], r["hypothesis"], r["gold"]))
+    return out
+
+
+def clean_summary(text: str, spans: list[tuple[int, int]] = ()) -> tuple[str, list[tuple[int, int]]]:
+    """Drop the stray backslashes some files keep before quotes, moving spans with the text."""
+    keep = [i for i, ch in enumerate(text) if not (ch == "\\" and text[i + 1 : i + 2] in {"'", '"'})]
+    new_pos = {old: new for new, old in enumerate(keep)}
+    new_pos[len(text)] = len(keep)
+
+    def move(i: int) -> int:
+        while i not in new_pos:
+            i += 1
+        return new_pos[i]
+
+    return "".join(text[i] for i in keep), [(move(a), move(b)) for a, b in spans]
+
+
+def read_xsumfaith(data_dir: Path) -> list[SummaryRecord]:
+    out = []
+    for r in _jsonl(data_dir / "summaries" / "xsumfaith.jsonl"):
+        per_worker = []
+        raw = r["summary"]
+        for worker in sorted(r["hallucination_spans"]):
+            # Offsets are 1-based starts with exclusive ends (checked against the span text).
+            per_worker.append([(s["start"] - 1, s["end"]) for s in r["hallucination_spans"][worker]])
+        flat = [sp for w in per_worker for sp in w]
+        text, moved = clean_summary(raw, flat)
+        spans, k = [], 0
+        for w in per_worker:
+            spans.append(tuple(moved[k : k + len(w)]))
+            k += len(w)
+        out.append(SummaryRecord("xsumfaith", str(r["bbcid"]), r["system"], r["document"], text,
+                                 int(r["label_faithful_majority"]), tuple(spans)))
+    return out
+
+
+def _word_spans(text: str, phrases: list[str]) -> list[tuple[int, int]]:
+    spans = []
+    low = text.lower()
+    for phrase in phrases:
+        at = low.find(phrase.lower().strip())
+        if at >= 0 and phrase.strip():
+            spans.append((at, at + len(phrase.strip())))
+    return spans
+
+
+def read_aggrefact_spans(data_dir: Path, name: str) -> list[SummaryRecord]:
+    """CLIFF or Goyal'21 rows; ``annotated_span`` phrases become character spans."""
+    out = []
+    for r in _jsonl(data_dir / "summaries" / f"{name}.jsonl"):
+        raw = r.get("annotated_span") or ""
+        phrases: list[str] = []
+        if raw.strip():
+            try:
+                value = ast.literal_eval(raw)
+            except (ValueError, SyntaxError):
+                value = [raw]
+            stack = [value]
+            while stack:
+                v = stack.pop()
+                if isinstance(v, str):
+                    phrases.append(v)
+                elif isinstance(v, (list, tuple)):
+                    stack.extend(v)
+        error = str(r.get("error_type") or "")
+        correct = error.strip() in {"", "correct", "[]"}
+        text = r["summ"]
+        spans = _word_spans(text, phrases)
+        if not correct and not spans:
+            faithful, span_sets = 0, None  # an error without a locatable span: summary label only
+        else:
+            faithful, span_sets = (1 if correct else 0), (tuple(spans),)
+        out.append(SummaryRecord(name, str(r["id"]), str(r.get("model_name", "")), r["doc"], text,
+                                 faithful, span_sets))
+    return out
+
+
+def read_factcc(data_dir: Path) -> list[SummaryRecord]:
+    return [SummaryRecord("factcc_val", str(r["id"]), "claim", r["document"], r["claim"], int(r["label"]))
+            for r in _jsonl(data_dir / "summaries" / "factcc_val.jsonl")]
+
+
+def read_frank(data_dir: Path) -> list[SummaryRecord]:
+    return [SummaryRecord("frank_valid", str(r["hash"]), str(r["model_name"]), r["article"], r["summary"],
+                          int(float(r["Factuality"]) >= 1.0), score=float(r["Factuality"]),
+                          extra={"dataset": str(r["dataset"])})
+            for r in _jsonl(data_dir / "summaries" / "frank_valid.jsonl")]
+
+
+def read_summeval(data_dir: Path) -> list[SummaryRecord]:
+    return [SummaryRecord("summeval", str(r["id"]), str(r["model_id"]), r["document"], r["summary"],
+                          int(r["true_label"]), score=float(r["mean_consistency_8_raters"]))
+            for r in _jsonl(data_dir / "summaries" / "summeval.jsonl")]
+
+
+def read_polytope(data_dir: Path) -> list[SummaryRecord]:
+    return [SummaryRecord("polytope", str(r["ID"]), str(r["model"]), r["document"], r["summary"],
+                          int(r["accuracy_label"]))
+            for r in _jsonl(data_dir / "summaries" / "polytope.jsonl")]
