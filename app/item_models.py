@@ -1,0 +1,219 @@
+"""Qt item models: thin adapters over the store's list rows (Anki's browser table model).
+
+:class:`PairTableModel` holds the rows of the pair list and exposes them lazily
+(``canFetchMore``/``fetchMore``), emits ``dataChanged`` when a row is refreshed and resets when a
+new project or checker is shown. :class:`PairFilterProxy` does all filtering and sorting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QIcon
+
+from app.gui.queries import ListRow
+from app.paths import resources_dir
+
+Index = QModelIndex | QPersistentModelIndex
+
+COLUMNS = ("ID", "System", "Status", "Lowest support", "Non-entailed arcs")
+COL_ID, COL_SYSTEM, COL_STATUS, COL_LOWEST, COL_ARCS = range(len(COLUMNS))
+
+#: Custom roles.
+OutputIdRole = Qt.ItemDataRole.UserRole + 1
+StatusRole = Qt.ItemDataRole.UserRole + 2
+SortRole = Qt.ItemDataRole.UserRole + 3
+ListRowRole = Qt.ItemDataRole.UserRole + 4
+
+FETCH_BATCH = 500
+
+
+@cache
+def icon(name: str) -> QIcon:
+    """A bundled icon from resources/icons (state icons: never colour alone)."""
+    return QIcon(str(resources_dir() / "icons" / f"{name}.svg"))
+
+
+class PairTableModel(QAbstractTableModel):
+    """The pair list. Rows are ``ListRow``; only ``FETCH_BATCH`` more are exposed at a time."""
+
+    def __init__(self, parent: object | None = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self._rows: list[ListRow] = []
+        self._shown = 0
+        self._where: dict[int, int] = {}
+        self.checker_label = ""
+
+    # -------------------------------------------------------------- updates
+    def reset_rows(self, rows: Sequence[ListRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._where = {r.row.output_id: i for i, r in enumerate(self._rows)}
+        self._shown = min(FETCH_BATCH, len(self._rows))
+        self.endResetModel()
+
+    def update_rows(self, rows: Sequence[ListRow]) -> None:
+        """Replace the rows with these output ids, signalling each changed span."""
+        for new in rows:
+            i = self._where.get(new.row.output_id)
+            if i is None:
+                continue
+            self._rows[i] = new
+            if i < self._shown:
+                self.dataChanged.emit(
+                    self.index(i, 0), self.index(i, len(COLUMNS) - 1), []
+                )
+
+    def fetch_all(self) -> None:
+        while self.canFetchMore(QModelIndex()):
+            self.fetchMore(QModelIndex())
+
+    def row_for(self, output_id: int) -> int | None:
+        """The row of a pair, making it visible (fetched) first."""
+        i = self._where.get(output_id)
+        if i is None:
+            return None
+        if i >= self._shown:
+            self.beginInsertRows(QModelIndex(), self._shown, i)
+            self._shown = i + 1
+            self.endInsertRows()
+        return i
+
+    def list_row(self, row: int) -> ListRow:
+        return self._rows[row]
+
+    def total(self) -> int:
+        return len(self._rows)
+
+    def output_ids(self) -> list[int]:
+        return [r.row.output_id for r in self._rows]
+
+    # -------------------------------------------------------------- Qt interface
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._shown
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def canFetchMore(self, parent: Index) -> bool:
+        return not parent.isValid() and self._shown < len(self._rows)
+
+    def fetchMore(self, parent: Index) -> None:
+        if parent.isValid():
+            return
+        n = min(FETCH_BATCH, len(self._rows) - self._shown)
+        if n <= 0:
+            return
+        self.beginInsertRows(QModelIndex(), self._shown, self._shown + n - 1)
+        self._shown += n
+        self.endInsertRows()
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            if 0 <= section < len(COLUMNS):
+                if section == COL_LOWEST and self.checker_label:
+                    return f"Lowest support ({self.checker_label})"
+                return COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid() or index.row() >= self._shown or not 0 <= index.column() < len(COLUMNS):
+            return None
+        lr = self._rows[index.row()]
+        r = lr.row
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == COL_ID:
+                return r.external_id
+            if col == COL_SYSTEM:
+                return r.system or ""
+            if col == COL_STATUS:
+                return lr.status
+            if col == COL_LOWEST:
+                return "—" if r.lowest_support is None else f"{r.lowest_support:.2f}"
+            if col == COL_ARCS:
+                return str(r.flagged_arcs)
+        elif role == Qt.ItemDataRole.DecorationRole and col == COL_STATUS:
+            return icon(lr.status.replace(" ", "_"))
+        elif role == Qt.ItemDataRole.ToolTipRole:
+            if col == COL_STATUS:
+                return f"{lr.status}: {r.judged} of {lr.sentences} sentences judged" + (
+                    f"; pair: {r.pair_label}" if r.pair_label else ""
+                )
+            if col == COL_LOWEST and r.lowest_support is None:
+                return "not analysed"
+        elif role == SortRole:
+            if col == COL_ID:
+                return r.output_id
+            if col == COL_SYSTEM:
+                return r.system or ""
+            if col == COL_STATUS:
+                return ("unjudged", "in progress", "done", "flagged").index(lr.status)
+            if col == COL_LOWEST:
+                return -1.0 if r.lowest_support is None else r.lowest_support
+            if col == COL_ARCS:
+                return r.flagged_arcs
+        elif role == OutputIdRole:
+            return r.output_id
+        elif role == StatusRole:
+            return lr.status
+        elif role == ListRowRole:
+            return lr
+        elif role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_LOWEST, COL_ARCS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class PairFilterProxy(QSortFilterProxyModel):
+    """Filters: status, system, score range, label, error type and a set of search hits."""
+
+    def __init__(self, parent: object | None = None) -> None:
+        super().__init__(parent)  # type: ignore[arg-type]
+        self.setSortRole(SortRole)
+        self.status: str | None = None
+        self.system: str | None = None
+        self.score_range: tuple[float, float] | None = None
+        self.label: str | None = None
+        self.error_type: str | None = None
+        self.search_hits: set[int] | None = None
+
+    def set_filters(self, **values: object) -> None:
+        """Set any of the filter attributes (None clears one) and refilter once."""
+        for name, value in values.items():
+            if not hasattr(self, name) or name.startswith("_"):
+                raise AttributeError(name)
+            setattr(self, name, value)
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        assert isinstance(model, PairTableModel)
+        lr = model.list_row(source_row)
+        r = lr.row
+        if self.status and lr.status != self.status:
+            return False
+        if self.system and r.system != self.system:
+            return False
+        if self.score_range is not None:
+            lo, hi = self.score_range
+            if r.lowest_support is None or not lo <= r.lowest_support <= hi:
+                return False
+        if self.label:
+            if self.label == "unlabelled":
+                if lr.labels:
+                    return False
+            elif self.label not in lr.labels:
+                return False
+        if self.error_type and self.error_type not in lr.error_types:
+            return False
+        if self.search_hits is not None and r.output_id not in self.search_hits:
+            return False
+        return True

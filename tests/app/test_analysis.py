@@ -1,0 +1,77 @@
+"""The pipeline: incremental, resumable after cancelling, consistent results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.analysis import analyze, pending
+from app.io.importer import import_file
+from app.store import Project
+from models.checkers.lexical import LexicalArcChecker
+
+
+def test_scores_all_pairs_then_nothing_on_a_second_run(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    checker = LexicalArcChecker()
+    report = analyze(project, [checker])
+    assert report.checkers[0].scored == 3 and not report.cancelled
+    stats = project.stats()
+    assert stats["parsed_pairs"] == 3 and stats["arcs"] > 10
+    assert stats["checkers"]["lexical"]["scored_pairs"] == 3
+    again = analyze(project, [checker])
+    assert again.checkers[0].scored == 0 and again.checkers[0].already_scored == 3
+
+
+def test_scores_are_stored_per_arc_sentence_and_pair(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    analyze(project, [LexicalArcChecker()])
+    rows = {r.external_id: r for r in project.pair_rows("lexical", "1")}
+    assert rows["p1"].lowest_support == 1.0 and rows["p1"].flagged_arcs == 0
+    assert rows["p2"].lowest_support < 1.0 and rows["p2"].flagged_arcs >= 2
+    sents = project.sentences(output_id=rows["p2"].output_id)
+    scores = project.sentence_scores("lexical", "1", [s.id for s in sents])
+    assert scores[sents[1].id].score == 1.0  # "It cost four million euros." is in the source
+    arcs = project.arcs([sents[0].id])
+    arc_scores = project.arc_scores("lexical", "1", [a.id for a in arcs])
+    low = {(a.head_text, a.label, a.child_text) for a in arcs if arc_scores[a.id] == 0.0}
+    assert ("mayor", "prep_of", "Lyon") in low
+
+
+def test_new_pairs_only_are_scored_incrementally(project: Project, pairs_file: Path, tmp_path: Path) -> None:
+    import_file(project, pairs_file)
+    analyze(project, [LexicalArcChecker()])
+    extra = tmp_path / "more.jsonl"
+    extra.write_text('{"id": "p9", "source": "A dog barked.", "output": "A dog barked."}\n', encoding="utf-8")
+    import_file(project, extra)
+    assert len(pending(project, LexicalArcChecker())) == 1
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 1
+
+
+def test_cancel_keeps_finished_chunks_and_resumes(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    committed: list[list[int]] = []
+    report = analyze(
+        project,
+        [LexicalArcChecker()],
+        chunk_size=1,
+        should_stop=lambda: bool(committed),  # the user presses cancel after the first chunk
+        on_chunk=committed.append,
+    )
+    assert report.cancelled
+    done = report.checkers[0].scored
+    assert done == 1 and len(committed) == 1
+    assert project.stats()["checkers"]["lexical"]["scored_pairs"] == done
+    resumed = analyze(project, [LexicalArcChecker()])
+    assert resumed.checkers[0].scored == 3 - done
+    assert project.stats()["checkers"]["lexical"]["scored_pairs"] == 3
+
+
+def test_a_new_checker_version_rescores(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    analyze(project, [LexicalArcChecker()])
+
+    class Newer(LexicalArcChecker):
+        version = "2"
+
+    assert analyze(project, [Newer()]).checkers[0].scored == 3
+    assert project.current_versions()["lexical"] == "2"

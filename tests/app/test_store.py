@@ -1,0 +1,94 @@
+"""The project file: creation, refusal of foreign and newer files, judgments and undo."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.io.importer import import_file
+from app.store import JudgmentKey, JudgmentValue, Project
+from models.errors import ProjectError
+
+
+def test_wal_and_foreign_keys_are_on(project: Project) -> None:
+    with project.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_create_refuses_to_overwrite(tmp_path: Path) -> None:
+    Project.create(tmp_path / "a.factdesk").close()
+    with pytest.raises(ProjectError, match="already exists"):
+        Project.create(tmp_path / "a.factdesk")
+
+
+def test_newer_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "future.factdesk"
+    Project.create(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE alembic_version SET version_num = '9999'")
+    con.commit()
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(ProjectError, match="newer FactDesk"):
+        Project.open(path)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_foreign_files_are_refused(tmp_path: Path) -> None:
+    text = tmp_path / "notes.factdesk"
+    text.write_text("hello", encoding="utf-8")
+    with pytest.raises(ProjectError, match="not a FactDesk project"):
+        Project.open(text)
+    other = tmp_path / "other.factdesk"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE t (x)")
+    con.close()
+    with pytest.raises(ProjectError, match="not a FactDesk project"):
+        Project.open(other)
+    with pytest.raises(ProjectError, match="no such project"):
+        Project.open(tmp_path / "missing.factdesk")
+
+
+def test_judge_undo_redo_survive_reopening(tmp_path: Path, pairs_file: Path) -> None:
+    path = tmp_path / "j.factdesk"
+    with Project.create(path) as p:
+        import_file(p, pairs_file)
+        oid = p.pair_rows()[0].output_id
+        key = JudgmentKey(oid)
+        p.judge(key, JudgmentValue("unsupported", "reject", "entity", "wrong city", model_visible=False))
+        p.judge(key, JudgmentValue("supported", "accept"))
+        p.judge(JudgmentKey(oid, aspect="flag"), JudgmentValue("malformed"))
+        assert p.judgment(key) == JudgmentValue("supported", "accept")
+    with Project.open(path) as p:  # the undo history is rebuilt from the audit log
+        undo, redo = p.history()
+        assert len(undo) == 3 and not redo
+        assert p.undo().key.aspect == "flag"
+        assert p.judgment(JudgmentKey(oid, aspect="flag")) is None
+        p.undo()
+        assert p.judgment(key).label == "unsupported" and p.judgment(key).model_visible is False
+    with Project.open(path) as p:
+        undo, redo = p.history()
+        assert len(undo) == 1 and len(redo) == 2
+        p.redo()
+        assert p.judgment(key).label == "supported"
+        p.undo()
+        p.undo()
+        assert p.judgment(key) is None and p.undo() is None
+        # a new decision clears the redo stack
+        p.judge(key, JudgmentValue("unsupported"))
+        assert p.history()[1] == [] and p.redo() is None
+
+
+def test_one_judgment_per_target_and_aspect(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    oid = project.pair_rows()[0].output_id
+    for label in ("supported", "unsupported", "supported"):
+        project.judge(JudgmentKey(oid), JudgmentValue(label))
+    project.judge(JudgmentKey(oid, aspect="interpretable"), JudgmentValue("yes"))
+    assert len(project.judgments(oid)) == 2
+    assert project.pair_rows()[0].pair_label == "supported"

@@ -1,0 +1,79 @@
+"""The HF sequence-classification checker, on a tiny random model written by the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from models.checkers.base import PairInput
+from models.errors import ModelLoadError, ModelNotFoundError
+from models.parsing import parse
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+WORDS = "the mayor of paris lyon opened closed bridge on tuesday it cost four million euros .".split()
+
+
+def tiny_nli(path: Path, id2label: dict[int, str]) -> Path:
+    path.mkdir()
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = transformers.BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True)
+    tok.model_max_length = 64
+    tok.save_pretrained(str(path))
+    config = transformers.BertConfig(
+        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=64, num_labels=len(id2label),
+        id2label=id2label, label2id={v: k for k, v in id2label.items()},
+    )
+    torch.manual_seed(0)
+    transformers.BertForSequenceClassification(config).save_pretrained(str(path))
+    return path
+
+
+def test_scores_every_sentence_with_entailment_probability(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    model_dir = tiny_nli(tmp_path / "nli", {0: "contradiction", 1: "entailment", 2: "neutral"})
+    checker = NLISentenceChecker(model_dir, device="cpu")
+    src = parse("The mayor of Paris opened the bridge on Tuesday. It cost four million euros.")
+    out = parse("The mayor of Lyon closed the bridge. It cost four million euros.")
+    seen: list[tuple[int, int]] = []
+    (result,) = checker.score([PairInput(7, src, out)], batch_size=1, progress=lambda d, t: seen.append((d, t)))
+    assert result.key == 7 and result.checker.startswith("nli:")
+    assert len(result.sentences) == 2
+    scores = [s.score for s in result.sentences]
+    assert all(s is not None and 0.0 <= s <= 1.0 for s in scores)
+    assert result.score == min(scores)
+    assert seen[-1] == (2, 2)
+    # The checker reads the entailment column: compare with the model run directly.
+    enc = checker._tokenizer(src.text, out.sentences[0].text, return_tensors="pt")
+    with torch.no_grad():
+        probs = torch.softmax(checker._model(**enc).logits, -1)[0]
+    assert scores[0] == pytest.approx(float(probs[1]), abs=1e-5)
+
+
+def test_long_sentence_is_reported_not_truncated(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", {0: "entailment", 1: "not_entailment"}), device="cpu")
+    out = parse(" ".join(["the mayor of paris opened the bridge"] * 12) + ".")
+    (result,) = checker.score([PairInput(1, parse("The mayor opened it."), out)])
+    assert result.score is None
+    assert "longer than the model input" in (result.sentences[0].not_checked or "")
+
+
+def test_model_without_entailment_label_is_refused(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    with pytest.raises(ModelLoadError, match="entail"):
+        NLISentenceChecker(tiny_nli(tmp_path / "nli", {0: "positive", 1: "negative"}), device="cpu")
+
+
+def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    with pytest.raises(ModelNotFoundError, match="config.json"):
+        NLISentenceChecker(tmp_path / "nowhere")
