@@ -187,11 +187,13 @@ class PairFilterProxy(QSortFilterProxyModel):
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
-        for name, value in values.items():
+        for name in values:
             if not hasattr(self, name) or name.startswith("_"):
                 raise AttributeError(name)
+        self.beginFilterChange()
+        for name, value in values.items():
             setattr(self, name, value)
-        self.invalidateFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         model = self.sourceModel()

@@ -24,7 +24,6 @@ from app.io.records import (
     PairRecord,
     Problem,
     read_pairs,
-    text_hash,
 )
 from app.store.project import Project, now
 from app.store.schema import (
@@ -108,7 +107,7 @@ def import_file(
                     out = Output(**_output_row(rec, sources, stamp))
                     s.add(out)
                     s.flush()
-                    _restore(s, path, rec, out, sources[text_hash(rec.source)], project.annotator)
+                    _restore(s, path, rec, out, sources[rec.source_hash], project.annotator)
                     report.restored_pairs += 1
             if progress is not None:
                 progress(min(lo + BATCH, total), total)
@@ -124,7 +123,7 @@ def _insert_sources(project: Project, s: Session, records: list[PairRecord]) -> 
     known = dict(s.execute(select(Source.text_hash, Source.id)).all())
     new: dict[str, str] = {}
     for rec in records:
-        h = text_hash(rec.source)
+        h = rec.source_hash
         if h not in known and h not in new:
             new[h] = rec.source
     items = list(new.items())
@@ -138,7 +137,7 @@ def _insert_sources(project: Project, s: Session, records: list[PairRecord]) -> 
 def _output_row(rec: PairRecord, sources: dict[str, int], stamp: datetime) -> dict[str, Any]:
     h = rec.content_hash
     return {
-        "source_id": sources[text_hash(rec.source)],
+        "source_id": sources[rec.source_hash],
         "external_id": rec.external_id or _auto_id(h),
         "text": rec.output,
         "system": rec.system,

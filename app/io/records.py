@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,9 +49,13 @@ class PairRecord:
     meta: dict[str, Any] | None
     analysis: dict[str, Any] | None = None
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         return content_hash(self.source, self.output)
+
+    @cached_property
+    def source_hash(self) -> str:
+        return text_hash(self.source)
 
 
 @dataclass

@@ -1,0 +1,96 @@
+"""Job functions for the task runner: each opens its own ``Project`` from an immutable request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.io.records import FieldMapping
+from app.store import Project
+from app.tasks import JobContext
+
+
+@dataclass(frozen=True)
+class AnalysisRequest:
+    project_path: str
+    checkers: tuple[str, ...]
+    device: str = "auto"
+    chunk_size: int = 16
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    project_path: str
+    file: str
+    fmt: str | None
+    mapping: FieldMapping
+    skip_invalid: bool
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    project_path: str
+    out: str
+    fmt: str
+
+
+@dataclass(frozen=True)
+class DemoRequest:
+    project_path: str
+
+
+def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
+    from app.analysis import analyze
+    from models.registry import load_checker
+
+    checkers = [load_checker(n, device=req.device) for n in req.checkers]  # type: ignore[arg-type]
+    with Project.open(req.project_path) as project:
+        report = analyze(
+            project,
+            checkers,
+            chunk_size=req.chunk_size,
+            progress=ctx.progress,
+            should_stop=ctx.should_stop,
+            on_chunk=lambda ids: ctx.partial(list(ids)),
+        )
+    return report.to_json()
+
+
+def run_import(req: ImportRequest, ctx: JobContext) -> dict:
+    from app.io.importer import import_file
+
+    with Project.open(req.project_path) as project:
+        report = import_file(
+            project, req.file, fmt=req.fmt, mapping=req.mapping,  # type: ignore[arg-type]
+            skip_invalid=req.skip_invalid, progress=ctx.progress,
+        )
+    return report.to_json()
+
+
+def run_export(req: ExportRequest, ctx: JobContext) -> int:
+    from app.io.exporter import export
+
+    with Project.open(req.project_path) as project:
+        return export(project, req.out, fmt=req.fmt, progress=ctx.progress)  # type: ignore[arg-type]
+
+
+def build_demo(req: DemoRequest, ctx: JobContext) -> str:
+    """Create the demo project (import + lexical analysis) unless it exists already."""
+    from app.analysis import analyze
+    from app.io.importer import import_file
+    from app.paths import demo_pairs_file
+    from models.registry import load_checker
+
+    path = Path(req.project_path)
+    if path.exists():
+        return str(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".building" + path.suffix)
+    tmp.unlink(missing_ok=True)
+    with Project.create(tmp) as project:
+        import_file(project, demo_pairs_file())
+        analyze(project, [load_checker("lexical")], progress=ctx.progress, should_stop=ctx.should_stop)
+    for extra in ("-wal", "-shm"):
+        Path(str(tmp) + extra).unlink(missing_ok=True)
+    tmp.replace(path)
+    return str(path)

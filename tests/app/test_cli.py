@@ -1,0 +1,69 @@
+"""The command line's public forms, --json output and error exits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_new_import_analyze_stats_export(tmp_path: Path, pairs_file: Path, capsys) -> None:
+    proj = str(tmp_path / "cli.factdesk")
+    assert run(capsys, "new", proj)[0] == 0
+    code, out, _ = run(capsys, "import", proj, str(pairs_file), "--json")
+    assert code == 0 and json.loads(out)["imported"] == 3
+    code, out, _ = run(capsys, "import", proj, str(pairs_file), "--json")
+    assert json.loads(out)["duplicates"] == 3 and json.loads(out)["imported"] == 0
+    code, out, _ = run(capsys, "analyze", proj, "--checker", "lexical", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["scored"] == 3 and "not_checked" in data
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    st = json.loads(out)
+    assert st["pairs"] == 3 and st["sentences"] == 4 and st["arcs"] > 0 and st["judgments"] == 0
+    code, out, _ = run(capsys, "stats", proj)
+    assert "lexical baseline" in out
+    target = tmp_path / "out.jsonl"
+    code, out, _ = run(capsys, "export", proj, str(target), "--format", "jsonl")
+    assert code == 0 and len(target.read_text().splitlines()) == 3
+
+
+def test_errors_exit_nonzero_with_one_line(tmp_path: Path, capsys) -> None:
+    proj = str(tmp_path / "e.factdesk")
+    run(capsys, "new", proj)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"source": "a"}\n', encoding="utf-8")
+    code, out, err = run(capsys, "import", proj, str(bad))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{bad}, line 1, field 'output'" in err
+    code, _, err = run(capsys, "analyze", proj, "--checker", "nosuch")
+    assert code == 2 and "Unknown checker 'nosuch'" in err
+    code, _, err = run(capsys, "stats", str(tmp_path / "missing.factdesk"))
+    assert code == 2 and "no such project" in err
+
+
+def test_skip_invalid_reports_each_record(tmp_path: Path, capsys) -> None:
+    proj = str(tmp_path / "s.factdesk")
+    run(capsys, "new", proj)
+    f = tmp_path / "mixed.csv"
+    f.write_text("source,output\nA text.,A claim.\n,empty source\n", encoding="utf-8")
+    code, out, _ = run(capsys, "import", proj, str(f), "--skip-invalid", "--json")
+    data = json.loads(out)
+    assert data["imported"] == 1 and data["skipped"] == 1
+    assert data["skipped_records"][0] == {"line": 3, "field": "source", "reason": "empty", "id": None}
+
+
+def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    code, out, _ = run(capsys, "demo", "--no-window")
+    assert code == 0
+    assert "demo-02" in out and "pair support" in out
+    assert (tmp_path / "factdesk" / "demo.factdesk").exists()
