@@ -87,9 +87,7 @@ def analyze(
         on_chunk: called with the output ids of each committed chunk.
     """
     todo = {c.name: set(pending(project, c)) for c in checkers}
-    report = AnalysisReport(
-        [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
-    )
+    report = AnalysisReport([CheckerReport(c.name, c.display_name, c.version) for c in checkers])
     total_pairs = project.count_pairs()
     for rep in report.checkers:
         rep.already_scored = total_pairs - len(todo[rep.name])
@@ -105,7 +103,9 @@ def analyze(
                 raise Cancelled("analysis cancelled")
             ids = union[lo : lo + chunk_size]
             texts = _texts(project, ids)
-            parsed = parse_many([t for pair in texts.values() for t in pair], should_stop=should_stop)
+            parsed = parse_many(
+                [t for pair in texts.values() for t in pair], should_stop=should_stop
+            )
             docs = {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
             idmaps = _store_parse(project, docs)
             results: list[tuple[Checker, list[PairScore]]] = []
@@ -190,7 +190,13 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
                     s,
                     SentenceRow,
                     (
-                        {"source_id": src_id, "idx": x.index, "start": x.start, "end": x.end, "text": x.text}
+                        {
+                            "source_id": src_id,
+                            "idx": x.index,
+                            "start": x.start,
+                            "end": x.end,
+                            "text": x.text,
+                        }
                         for x in source.sentences
                     ),
                 )
@@ -198,7 +204,13 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
                 s,
                 SentenceRow,
                 (
-                    {"output_id": oid, "idx": x.index, "start": x.start, "end": x.end, "text": x.text}
+                    {
+                        "output_id": oid,
+                        "idx": x.index,
+                        "start": x.start,
+                        "end": x.end,
+                        "text": x.text,
+                    }
                     for x in output.sentences
                 ),
             )
@@ -266,7 +278,12 @@ def _store_scores(
             for p in scores:
                 sents, arcs = idmaps[p.key]  # type: ignore[index]
                 pair_rows.append(
-                    {**common, "output_id": p.key, "score": p.score, "not_checked": len(p.not_checked)}
+                    {
+                        **common,
+                        "output_id": p.key,
+                        "score": p.score,
+                        "not_checked": len(p.not_checked),
+                    }
                 )
                 for ss in p.sentences:
                     if ss.sentence not in sents:

@@ -26,13 +26,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FactDeskError as exc:
         print(f"factdesk: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head & co.: not an error of ours
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("factdesk: interrupted; finished work is saved", file=sys.stderr)
         return 130
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="factdesk", description="Check machine-written text against its source.")
+    p = argparse.ArgumentParser(
+        prog="factdesk", description="Check machine-written text against its source."
+    )
     p.set_defaults(func=_cmd_window, project=None)
     sub = p.add_subparsers(title="commands")
 
@@ -49,15 +54,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--id-field")
     c.add_argument("--system-field")
     c.add_argument("--context-field")
-    c.add_argument("--skip-invalid", action="store_true", help="import valid records, report the rest")
+    c.add_argument(
+        "--skip-invalid", action="store_true", help="import valid records, report the rest"
+    )
     c.add_argument("--max-field-chars", type=int, default=None)
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
     c = sub.add_parser("analyze", help="score pairs that lack scores from the current checkers")
     c.add_argument("project")
-    c.add_argument("--checker", action="append", help="checker name (repeatable); default: the default checkers")
-    c.add_argument("--model-dir", help="own model directory for checkers that take one (nli, dae, support)")
+    c.add_argument(
+        "--checker",
+        action="append",
+        help="checker name (repeatable); default: the default checkers",
+    )
+    c.add_argument(
+        "--model-dir", help="own model directory for checkers that take one (nli, dae, support)"
+    )
     c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_analyze)
@@ -75,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_stats)
 
     c = sub.add_parser("demo", help="analyse the bundled demo project and open it")
-    c.add_argument("--no-window", action="store_true", help="print the findings instead of opening the window")
+    c.add_argument(
+        "--no-window", action="store_true", help="print the findings instead of opening the window"
+    )
     c.add_argument("--reset", action="store_true", help="rebuild the demo project from scratch")
     c.add_argument("--project", help="where to keep the demo project")
     c.set_defaults(func=_cmd_demo)
@@ -100,7 +115,14 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
     def update(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=not enabled, leave=False)
+            bar = tqdm(
+                total=total,
+                desc=desc,
+                unit="pair",
+                file=sys.stderr,
+                disable=not enabled,
+                leave=False,
+            )
         bar.n = done
         bar.refresh()
 
@@ -112,7 +134,9 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    print(json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text)
+    print(
+        json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text
+    )
 
 
 # ---------------------------------------------------------------------- commands
@@ -131,15 +155,23 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from app.store import Project
 
     mapping = FieldMapping(
-        source=args.source_field, output=args.output_field, id=args.id_field,
-        system=args.system_field, context=args.context_field,
+        source=args.source_field,
+        output=args.output_field,
+        id=args.id_field,
+        system=args.system_field,
+        context=args.context_field,
     )
     with Project.open(args.project) as project:
         update, close = _bar("importing", not args.json)
         try:
             report = import_file(
-                project, args.file, fmt=args.format, mapping=mapping, skip_invalid=args.skip_invalid,
-                max_field_chars=args.max_field_chars or MAX_FIELD_CHARS, progress=update,
+                project,
+                args.file,
+                fmt=args.format,
+                mapping=mapping,
+                skip_invalid=args.skip_invalid,
+                max_field_chars=args.max_field_chars or MAX_FIELD_CHARS,
+                progress=update,
             )
         finally:
             close()
@@ -148,7 +180,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         lines.append(f"restored analysis and judgments of {report.restored_pairs} pairs")
     if report.duplicates:
         lines.append(f"{len(report.duplicates)} duplicates not imported again:")
-        lines += [f"  line {d.line}: {d.reason}" + (f" ({d.id})" if d.id else "") for d in report.duplicates[:20]]
+        lines += [
+            f"  line {d.line}: {d.reason}" + (f" ({d.id})" if d.id else "")
+            for d in report.duplicates[:20]
+        ]
         if len(report.duplicates) > 20:
             lines.append(f"  ... and {len(report.duplicates) - 20} more (see --json)")
     if report.skipped:
@@ -158,7 +193,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_checkers(names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None) -> list[Any]:
+def load_checkers(
+    names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
+) -> list[Any]:
     from models.registry import default_checkers, load_checker
 
     chosen = list(names) if names else default_checkers()
@@ -194,7 +231,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     with Project.open(args.project) as project:
         n = export(project, args.out, fmt=args.format)
-    _emit(args, {"written": n, "path": args.out, "format": args.format}, f"wrote {n} records to {args.out}")
+    _emit(
+        args,
+        {"written": n, "path": args.out, "format": args.format},
+        f"wrote {n} records to {args.out}",
+    )
     return 0
 
 
@@ -215,7 +256,9 @@ def _cmd_stats(args: argparse.Namespace) -> int:
             f"{info['not_checked_sentences']} sentences not checked"
         )
     if st["judgment_labels"]:
-        lines.append("judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items()))
+        lines.append(
+            "judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items())
+        )
     _emit(args, st, "\n".join(lines))
     return 0
 
@@ -267,14 +310,18 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
                         print(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
                 weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
                 if weak:
-                    shown = ", ".join(f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8])
+                    shown = ", ".join(
+                        f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8]
+                    )
                     print(f"    not entailed: {shown}" + (" ..." if len(weak) > 8 else ""))
 
 
 def _has_display() -> bool:
     return bool(
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-        or os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin")
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+        or sys.platform in ("win32", "darwin")
     )
 
 
@@ -283,7 +330,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     prepare_demo(path, reset=args.reset)
     if args.no_window or not _has_display():
         if not args.no_window:
-            print("(no display found: printing the findings; run under a desktop or xvfb-run for the window)")
+            print(
+                "(no display found: printing the findings; run under a desktop or xvfb-run for the window)"
+            )
         print_findings(path)
         print(f"\ndemo project: {path}")
         return 0

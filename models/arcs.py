@@ -15,7 +15,9 @@ from models.document import Arc, Token
 # Tokens that carry no content even when the parser attaches them with a content label
 # (spaCy splits "e-bike" into three tokens and may attach the hyphen as an attribute).
 EXCLUDED_POS = frozenset({"PUNCT", "SPACE"})
-EXCLUDED_LABELS = frozenset({"punct", "det", "case", "aux", "auxpass", "cop", "mark", "dep", "ROOT"})
+EXCLUDED_LABELS = frozenset(
+    {"punct", "det", "case", "aux", "auxpass", "cop", "mark", "dep", "ROOT"}
+)
 # spaCy's English labels for a preposition attached to its head, and for its object.
 PREPOSITION_LABELS = frozenset({"prep", "agent"})
 PREPOSITION_OBJECT_LABELS = frozenset({"pobj", "pcomp"})

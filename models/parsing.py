@@ -115,4 +115,3 @@ def _convert(text: str, doc: Any) -> ParsedText:
             )
         )
     return ParsedText(text=text, sentences=tuple(sentences))
-

@@ -47,7 +47,9 @@ def iter_bundles(project: Project, *, chunk: int = 2000) -> Iterator[PairBundle]
 def run_info(project: Project) -> dict[str, dict[str, Any]]:
     """Checker name -> version, display name and grain of its most recent run."""
     with project.session() as s:
-        rows = s.execute(select(Run.checker, Run.version, Run.display_name, Run.grain).order_by(Run.id))
+        rows = s.execute(
+            select(Run.checker, Run.version, Run.display_name, Run.grain).order_by(Run.id)
+        )
         return {c: {"version": v, "display_name": d, "grain": g} for c, v, d, g in rows}
 
 
@@ -65,13 +67,17 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
             src_sents[row.source_id].append(row)  # type: ignore[index]
         sent_owner: dict[int, int] = {}
         for row in s.scalars(
-            select(SentenceRow).where(SentenceRow.output_id.in_(output_ids)).order_by(SentenceRow.idx)
+            select(SentenceRow)
+            .where(SentenceRow.output_id.in_(output_ids))
+            .order_by(SentenceRow.idx)
         ):
             bundles[row.output_id].sentences.append(row)  # type: ignore[index]
             sent_owner[row.id] = row.output_id  # type: ignore[assignment]
         arc_owner: dict[int, int] = {}
         for row in s.scalars(
-            select(ArcRow).where(ArcRow.sentence_id.in_(sent_owner)).order_by(ArcRow.sentence_id, ArcRow.idx)
+            select(ArcRow)
+            .where(ArcRow.sentence_id.in_(sent_owner))
+            .order_by(ArcRow.sentence_id, ArcRow.idx)
         ):
             bundles[sent_owner[row.sentence_id]].arcs.append(row)
             arc_owner[row.id] = sent_owner[row.sentence_id]

@@ -153,9 +153,20 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     writer.writerow(header)
     n = 0
     for b in iter_bundles(project):
-        judged = {j.sentence_id: j for j in b.judgments if j.target == "sentence" and j.aspect == "support"}
+        judged = {
+            j.sentence_id: j
+            for j in b.judgments
+            if j.target == "sentence" and j.aspect == "support"
+        }
         for s in b.sentences:
-            row: list[Any] = [b.output.external_id, b.output.system or "", s.idx, s.start, s.end, s.text]
+            row: list[Any] = [
+                b.output.external_id,
+                b.output.system or "",
+                s.idx,
+                s.start,
+                s.end,
+                s.text,
+            ]
             for name in names:
                 sc = b.scores.get(name, (None, {}, {}))[1].get(s.id)
                 row += [
@@ -166,7 +177,14 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                 ]
             j = judged.get(s.id)
             row += (
-                [j.label, j.decision or "", j.error_type or "", j.note or "", j.annotator, int(j.model_visible)]
+                [
+                    j.label,
+                    j.decision or "",
+                    j.error_type or "",
+                    j.note or "",
+                    j.annotator,
+                    int(j.model_visible),
+                ]
                 if j
                 else [""] * 6
             )
@@ -190,7 +208,11 @@ def _dae(project: Project, fh: Any, total: int, progress: Any) -> int:
             arcs = [a for a in b.arcs if a.sentence_id == s.id]
             if label is None and not any(a.id in arc_label for a in arcs):
                 continue
-            cols = [f"{evidence.get(s.id) or b.source.text} [SEP] {s.text}".replace("\t", " ").replace("\n", " ")]
+            cols = [
+                f"{evidence.get(s.id) or b.source.text} [SEP] {s.text}".replace("\t", " ").replace(
+                    "\n", " "
+                )
+            ]
             cols.append({"supported": "1", "unsupported": "0"}.get(label or "", "-1"))
             for a in arcs:
                 lab = arc_label.get(a.id) or ("supported" if label == "supported" else None)
@@ -211,7 +233,9 @@ def _evidence_by_sentence(b: PairBundle) -> dict[int, str]:
     for _pair, sents, _arcs in b.scores.values():
         for sid, row in sents.items():
             if sid not in out and row.evidence:
-                picked = [b.source_sentences[i] for i in row.evidence if i < len(b.source_sentences)]
+                picked = [
+                    b.source_sentences[i] for i in row.evidence if i < len(b.source_sentences)
+                ]
                 if picked and len(picked) < len(b.source_sentences):
                     out[sid] = " ".join(p.text for p in picked)
     return out

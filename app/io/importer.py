@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.io.records import (
+    DEFAULT_MAPPING,
     MAX_FIELD_CHARS,
     FieldMapping,
     Format,
@@ -68,7 +69,7 @@ def import_file(
     path: str | Path,
     *,
     fmt: Format | None = None,
-    mapping: FieldMapping = FieldMapping(),
+    mapping: FieldMapping = DEFAULT_MAPPING,
     skip_invalid: bool = False,
     max_field_chars: int = MAX_FIELD_CHARS,
     progress: Callable[[int, int], None] | None = None,
@@ -85,7 +86,9 @@ def import_file(
         for rec in read.records:
             h = rec.content_hash
             if rec.external_id is not None and rec.external_id in ids:
-                report.duplicates.append(Problem(rec.line, "id", "id already imported", rec.external_id))
+                report.duplicates.append(
+                    Problem(rec.line, "id", "id already imported", rec.external_id)
+                )
                 continue
             if rec.external_id is None and h in hashes:
                 report.duplicates.append(
@@ -128,7 +131,9 @@ def _insert_sources(project: Project, s: Session, records: list[PairRecord]) -> 
             new[h] = rec.source
     items = list(new.items())
     for lo in range(0, len(items), BATCH):
-        project.bulk_insert(s, Source, ({"text": t, "text_hash": h} for h, t in items[lo : lo + BATCH]))
+        project.bulk_insert(
+            s, Source, ({"text": t, "text_hash": h} for h, t in items[lo : lo + BATCH])
+        )
     if new:
         known = dict(s.execute(select(Source.text_hash, Source.id)).all())
     return known
@@ -149,7 +154,9 @@ def _output_row(rec: PairRecord, sources: dict[str, int], stamp: datetime) -> di
     }
 
 
-def _restore(s: Session, path: str | Path, rec: PairRecord, out: Output, source_id: int, annotator: str) -> None:
+def _restore(
+    s: Session, path: str | Path, rec: PairRecord, out: Output, source_id: int, annotator: str
+) -> None:
     """Restore sentences, arcs, scores and judgments from a FactDesk JSONL export record."""
     data = rec.analysis or {}
     where = {"path": str(path), "line": rec.line}
@@ -157,24 +164,43 @@ def _restore(s: Session, path: str | Path, rec: PairRecord, out: Output, source_
         sentence_ids: dict[int, int] = {}
         for sent in data.get("sentences", []):
             row = SentenceRow(
-                output_id=out.id, idx=int(sent["index"]), start=int(sent["start"]), end=int(sent["end"]),
+                output_id=out.id,
+                idx=int(sent["index"]),
+                start=int(sent["start"]),
+                end=int(sent["end"]),
                 text=rec.output[int(sent["start"]) : int(sent["end"])],
             )
             s.add(row)
             s.flush()
             sentence_ids[row.idx] = row.id
-        has_source_sentences = s.scalar(select(SentenceRow.id).where(SentenceRow.source_id == source_id).limit(1))
+        has_source_sentences = s.scalar(
+            select(SentenceRow.id).where(SentenceRow.source_id == source_id).limit(1)
+        )
         if not has_source_sentences:
             for idx, (start, end) in enumerate(data.get("source_sentences", [])):
-                s.add(SentenceRow(source_id=source_id, idx=idx, start=int(start), end=int(end), text=rec.source[int(start) : int(end)]))
+                s.add(
+                    SentenceRow(
+                        source_id=source_id,
+                        idx=idx,
+                        start=int(start),
+                        end=int(end),
+                        text=rec.source[int(start) : int(end)],
+                    )
+                )
         arc_ids: dict[tuple[int, int], int] = {}
         for arc in data.get("arcs", []):
             row = ArcRow(
-                sentence_id=sentence_ids[int(arc["sentence"])], idx=int(arc["index"]), label=str(arc["label"]),
-                head_idx=int(arc["head"]), child_idx=int(arc["child"]),
-                head_start=int(arc["head_span"][0]), head_end=int(arc["head_span"][1]),
-                child_start=int(arc["child_span"][0]), child_end=int(arc["child_span"][1]),
-                head_text=str(arc["head_text"]), child_text=str(arc["child_text"]),
+                sentence_id=sentence_ids[int(arc["sentence"])],
+                idx=int(arc["index"]),
+                label=str(arc["label"]),
+                head_idx=int(arc["head"]),
+                child_idx=int(arc["child"]),
+                head_start=int(arc["head_span"][0]),
+                head_end=int(arc["head_span"][1]),
+                child_start=int(arc["child_span"][0]),
+                child_end=int(arc["child_span"][1]),
+                head_text=str(arc["head_text"]),
+                child_text=str(arc["child_text"]),
             )
             s.add(row)
             s.flush()
@@ -184,45 +210,96 @@ def _restore(s: Session, path: str | Path, rec: PairRecord, out: Output, source_
         for name, block in (data.get("checkers") or {}).items():
             run = _run_for(s, name, block)
             common = {"run_id": run.id, "checker": name, "version": run.version}
-            s.add(PairScoreRow(output_id=out.id, score=block.get("score"), not_checked=len(block.get("not_checked", [])), **common))
+            s.add(
+                PairScoreRow(
+                    output_id=out.id,
+                    score=block.get("score"),
+                    not_checked=len(block.get("not_checked", [])),
+                    **common,
+                )
+            )
             for sent in block.get("sentences", []):
-                s.add(SentenceScoreRow(
-                    sentence_id=sentence_ids[int(sent["index"])], score=sent.get("score"), min_arc=sent.get("min_arc"),
-                    evidence=list(sent.get("evidence") or []), omitted=int(sent.get("omitted", 0)),
-                    not_checked=sent.get("not_checked"), **common,
-                ))
+                s.add(
+                    SentenceScoreRow(
+                        sentence_id=sentence_ids[int(sent["index"])],
+                        score=sent.get("score"),
+                        min_arc=sent.get("min_arc"),
+                        evidence=list(sent.get("evidence") or []),
+                        omitted=int(sent.get("omitted", 0)),
+                        not_checked=sent.get("not_checked"),
+                        **common,
+                    )
+                )
             for arc in block.get("arcs", []):
-                s.add(ArcScoreRow(arc_id=arc_ids[(int(arc["sentence"]), int(arc["index"]))], score=float(arc["score"]), **common))
+                s.add(
+                    ArcScoreRow(
+                        arc_id=arc_ids[(int(arc["sentence"]), int(arc["index"]))],
+                        score=float(arc["score"]),
+                        **common,
+                    )
+                )
         for j in data.get("judgments", []):
             target = j.get("target", "pair")
             sid = sentence_ids[int(j["sentence"])] if j.get("sentence") is not None else None
             aid = arc_ids[(int(j["sentence"]), int(j["arc"]))] if j.get("arc") is not None else None
             key = {"pair": "pair", "sentence": f"sentence:{sid}", "arc": f"arc:{aid}"}[target]
             row = Judgment(
-                output_id=out.id, sentence_id=sid, arc_id=aid, target=target, target_key=key,
-                aspect=j.get("aspect", "support"), label=str(j["label"]), decision=j.get("decision"),
-                error_type=j.get("error_type"), note=j.get("note"), annotator=j.get("annotator") or annotator,
-                created_at=datetime.fromisoformat(j["created_at"]) if j.get("created_at") else now(),
-                model_visible=bool(j.get("model_visible", True)), model_score=j.get("model_score"),
+                output_id=out.id,
+                sentence_id=sid,
+                arc_id=aid,
+                target=target,
+                target_key=key,
+                aspect=j.get("aspect", "support"),
+                label=str(j["label"]),
+                decision=j.get("decision"),
+                error_type=j.get("error_type"),
+                note=j.get("note"),
+                annotator=j.get("annotator") or annotator,
+                created_at=datetime.fromisoformat(j["created_at"])
+                if j.get("created_at")
+                else now(),
+                model_visible=bool(j.get("model_visible", True)),
+                model_score=j.get("model_score"),
             )
             s.add(row)
-            s.add(AuditEntry(
-                at=now(), action="import",
-                key={"output_id": out.id, "target": target, "sentence_id": sid, "arc_id": aid, "aspect": row.aspect},
-                before=None, after={"label": row.label}, annotator=annotator,
-            ))
+            s.add(
+                AuditEntry(
+                    at=now(),
+                    action="import",
+                    key={
+                        "output_id": out.id,
+                        "target": target,
+                        "sentence_id": sid,
+                        "arc_id": aid,
+                        "aspect": row.aspect,
+                    },
+                    before=None,
+                    after={"label": row.label},
+                    annotator=annotator,
+                )
+            )
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise InputError(f"malformed FactDesk analysis data ({exc!r})", field="analysis", **where) from exc
+        raise InputError(
+            f"malformed FactDesk analysis data ({exc!r})", field="analysis", **where
+        ) from exc
 
 
 def _run_for(s: Session, name: str, block: dict[str, Any]) -> Run:
     version = str(block["version"])
-    run = s.scalar(select(Run).where(Run.checker == name, Run.version == version, Run.status == "imported"))
+    run = s.scalar(
+        select(Run).where(Run.checker == name, Run.version == version, Run.status == "imported")
+    )
     if run is None:
         run = Run(
-            checker=name, version=version, display_name=str(block.get("display_name", name)),
-            grain=str(block.get("grain", "sentence")), settings={"imported": True},
-            started_at=now(), finished_at=now(), status="imported", scored=0,
+            checker=name,
+            version=version,
+            display_name=str(block.get("display_name", name)),
+            grain=str(block.get("grain", "sentence")),
+            settings={"imported": True},
+            started_at=now(),
+            finished_at=now(),
+            status="imported",
+            scored=0,
         )
         s.add(run)
         s.flush()

@@ -38,6 +38,9 @@ class FieldMapping:
     context: str | None = None
 
 
+DEFAULT_MAPPING = FieldMapping()
+
+
 @dataclass(frozen=True)
 class PairRecord:
     line: int
@@ -107,7 +110,7 @@ def read_pairs(
     path: str | Path,
     *,
     fmt: Format | None = None,
-    mapping: FieldMapping = FieldMapping(),
+    mapping: FieldMapping = DEFAULT_MAPPING,
     skip_invalid: bool = False,
     max_field_chars: int = MAX_FIELD_CHARS,
 ) -> ReadResult:
@@ -172,11 +175,19 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            yield n, InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=str(path), line=n)
+            yield (
+                n,
+                InputError(
+                    f"malformed JSON: {exc.msg} at column {exc.colno}", path=str(path), line=n
+                ),
+            )
             continue
         if not isinstance(value, dict):
-            yield n, InputError(
-                f"expected a JSON object, found {type(value).__name__}", path=str(path), line=n
+            yield (
+                n,
+                InputError(
+                    f"expected a JSON object, found {type(value).__name__}", path=str(path), line=n
+                ),
             )
             continue
         yield n, value
@@ -184,7 +195,9 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
 
 def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]:
     csv.field_size_limit(sys.maxsize)  # our own limit below gives a clearer message
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="," if fmt == "csv" else "\t", strict=True)
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter="," if fmt == "csv" else "\t", strict=True
+    )
     try:
         header = next(reader)
     except StopIteration:
@@ -206,17 +219,26 @@ def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(names):
-            yield start, InputError(
-                f"{len(row)} columns where the header has {len(names)}", path=str(path), line=start
+            yield (
+                start,
+                InputError(
+                    f"{len(row)} columns where the header has {len(names)}",
+                    path=str(path),
+                    line=start,
+                ),
             )
             continue
         yield start, dict(zip(names, row, strict=True))
 
 
-def _resolve(path: Path, line: int, row: dict[str, Any], mapping: FieldMapping) -> dict[str, str | None]:
+def _resolve(
+    path: Path, line: int, row: dict[str, Any], mapping: FieldMapping
+) -> dict[str, str | None]:
     """Pick the field names from the first record; source and output are required."""
 
-    def pick(explicit: str | None, defaults: tuple[str, ...], role: str, required: bool) -> str | None:
+    def pick(
+        explicit: str | None, defaults: tuple[str, ...], role: str, required: bool
+    ) -> str | None:
         if explicit is not None:
             if explicit not in row and required:
                 raise InputError(
@@ -271,17 +293,24 @@ def _text(path: Path, line: int, row: dict[str, Any], name: str, limit: int) -> 
     return value
 
 
-def _optional(path: Path, line: int, row: dict[str, Any], name: str | None, limit: int) -> str | None:
+def _optional(
+    path: Path, line: int, row: dict[str, Any], name: str | None, limit: int
+) -> str | None:
     if name is None or row.get(name) in (None, ""):
         return None
     value = row[name]
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(
-            f"expected text or a number, found {type(value).__name__}", path=str(path), line=line, field=name
+            f"expected text or a number, found {type(value).__name__}",
+            path=str(path),
+            line=line,
+            field=name,
         )
     value = str(value)
     if len(value) > limit:
-        raise InputError(f"{len(value):,} characters, over the limit", path=str(path), line=line, field=name)
+        raise InputError(
+            f"{len(value):,} characters, over the limit", path=str(path), line=line, field=name
+        )
     return value.strip() or None
 
 
@@ -296,7 +325,9 @@ def _record(
     used = {n for n in names.values() if n}
     analysis = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
     meta_in = row.get("meta") if isinstance(row.get("meta"), dict) and "meta" not in used else None
-    extra = {k: v for k, v in row.items() if k not in used and k not in ANALYSIS_FIELDS and k != "meta"}
+    extra = {
+        k: v for k, v in row.items() if k not in used and k not in ANALYSIS_FIELDS and k != "meta"
+    }
     meta = {**(meta_in or {}), **extra} or None
     return PairRecord(line, ext, source, output, system, context, meta, analysis or None)
 

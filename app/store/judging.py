@@ -24,7 +24,11 @@ DEFAULT_TAXONOMY = [
     {"key": "other", "name": "Other", "group": "FRANK"},
     {"key": "intrinsic", "name": "Intrinsic (misrepresents the source)", "group": "origin"},
     {"key": "extrinsic", "name": "Extrinsic (not in the source)", "group": "origin"},
-    {"key": "nonfactual", "name": "Nonfactual (plausible, not true of the entity)", "group": "kind"},
+    {
+        "key": "nonfactual",
+        "name": "Nonfactual (plausible, not true of the entity)",
+        "group": "kind",
+    },
     {"key": "incongruous", "name": "Incongruous (true, but out of place)", "group": "kind"},
 ]
 
@@ -90,9 +94,9 @@ class Change:
         return f"{what}: {self.after.label}"
 
 
-def rebuild_stacks(entries: list[tuple[int, str, dict, dict | None, dict | None, int | None]]) -> tuple[
-    list[Change], list[Change]
-]:
+def rebuild_stacks(
+    entries: list[tuple[int, str, dict, dict | None, dict | None, int | None]],
+) -> tuple[list[Change], list[Change]]:
     """Replay the audit log into (undo stack, redo stack), oldest first.
 
     Args:

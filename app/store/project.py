@@ -160,7 +160,9 @@ class Project:
             assert src is not None
             return out, src
 
-    def sentences(self, *, output_id: int | None = None, source_id: int | None = None) -> list[SentenceRow]:
+    def sentences(
+        self, *, output_id: int | None = None, source_id: int | None = None
+    ) -> list[SentenceRow]:
         with self.session() as s:
             q = select(SentenceRow).order_by(SentenceRow.idx)
             if output_id is not None:
@@ -191,7 +193,9 @@ class Project:
             rows = s.execute(select(Run.checker, Run.display_name).order_by(Run.id)).all()
         return {c: d for c, d in rows}
 
-    def sentence_scores(self, checker: str, version: str, sentence_ids: Sequence[int]) -> dict[int, SentenceScoreRow]:
+    def sentence_scores(
+        self, checker: str, version: str, sentence_ids: Sequence[int]
+    ) -> dict[int, SentenceScoreRow]:
         with self.session() as s:
             q = select(SentenceScoreRow).where(
                 SentenceScoreRow.checker == checker,
@@ -359,7 +363,9 @@ class Project:
             )
         )
 
-    def _apply(self, s: Session, key: JudgmentKey, value: JudgmentValue | None) -> JudgmentValue | None:
+    def _apply(
+        self, s: Session, key: JudgmentKey, value: JudgmentValue | None
+    ) -> JudgmentValue | None:
         """Set the judgment for ``key`` to ``value``; return what was there before."""
         row = self._find_judgment(s, key)
         before = None if row is None else _value_of(row)
@@ -449,7 +455,9 @@ class Project:
         if rows:
             s.execute(insert(table), rows)
 
-    def replace_scores(self, s: Session, checker: str, version: str, output_ids: Sequence[int]) -> None:
+    def replace_scores(
+        self, s: Session, checker: str, version: str, output_ids: Sequence[int]
+    ) -> None:
         """Delete this checker version's scores for outputs about to be re-scored."""
         sent_ids = select(SentenceRow.id).where(SentenceRow.output_id.in_(output_ids))
         arc_ids = select(ArcRow.id).where(ArcRow.sentence_id.in_(sent_ids))
@@ -459,7 +467,9 @@ class Project:
             (ArcScoreRow, ArcScoreRow.arc_id, arc_ids),
         ):
             s.execute(
-                delete(table).where(table.checker == checker, table.version == version, col.in_(ids))
+                delete(table).where(
+                    table.checker == checker, table.version == version, col.in_(ids)
+                )
             )
 
     def mark_parsed(self, s: Session, output_ids: Sequence[int]) -> None:

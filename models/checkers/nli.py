@@ -127,10 +127,14 @@ class NLISentenceChecker:
             sentences = []
             for s, ev in zip(item.output.sentences, windows[p], strict=True):
                 if ev.not_checked is not None:
-                    sentences.append(SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked))
+                    sentences.append(
+                        SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked)
+                    )
                 else:
                     sentences.append(
-                        SentenceScore(s.index, probs[(p, s.index)], None, ev.sentence_indices, ev.omitted)
+                        SentenceScore(
+                            s.index, probs[(p, s.index)], None, ev.sentence_indices, ev.omitted
+                        )
                     )
             results.append(pair_score(item.key, self, sentences))
         return results

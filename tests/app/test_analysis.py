@@ -37,11 +37,15 @@ def test_scores_are_stored_per_arc_sentence_and_pair(project: Project, pairs_fil
     assert ("mayor", "prep_of", "Lyon") in low
 
 
-def test_new_pairs_only_are_scored_incrementally(project: Project, pairs_file: Path, tmp_path: Path) -> None:
+def test_new_pairs_only_are_scored_incrementally(
+    project: Project, pairs_file: Path, tmp_path: Path
+) -> None:
     import_file(project, pairs_file)
     analyze(project, [LexicalArcChecker()])
     extra = tmp_path / "more.jsonl"
-    extra.write_text('{"id": "p9", "source": "A dog barked.", "output": "A dog barked."}\n', encoding="utf-8")
+    extra.write_text(
+        '{"id": "p9", "source": "A dog barked.", "output": "A dog barked."}\n', encoding="utf-8"
+    )
     import_file(project, extra)
     assert len(pending(project, LexicalArcChecker())) == 1
     assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 1

@@ -58,7 +58,12 @@ def test_skip_invalid_reports_each_record(tmp_path: Path, capsys) -> None:
     code, out, _ = run(capsys, "import", proj, str(f), "--skip-invalid", "--json")
     data = json.loads(out)
     assert data["imported"] == 1 and data["skipped"] == 1
-    assert data["skipped_records"][0] == {"line": 3, "field": "source", "reason": "empty", "id": None}
+    assert data["skipped_records"][0] == {
+        "line": 3,
+        "field": "source",
+        "reason": "empty",
+        "id": None,
+    }
 
 
 def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -20,9 +20,15 @@ def judged_project(project: Project, pairs_file: Path) -> Project:
     oid = rows["p2"].output_id
     sents = project.sentences(output_id=oid)
     arcs = project.arcs([sents[0].id])
-    project.judge(JudgmentKey(oid, "sentence", sents[0].id), JudgmentValue("unsupported", "accept", "entity", "Lyon"))
+    project.judge(
+        JudgmentKey(oid, "sentence", sents[0].id),
+        JudgmentValue("unsupported", "accept", "entity", "Lyon"),
+    )
     project.judge(JudgmentKey(oid, "sentence", sents[1].id), JudgmentValue("supported", "accept"))
-    project.judge(JudgmentKey(oid, "arc", sents[0].id, arcs[0].id), JudgmentValue("supported", "reject", model_visible=False))
+    project.judge(
+        JudgmentKey(oid, "arc", sents[0].id, arcs[0].id),
+        JudgmentValue("supported", "reject", model_visible=False),
+    )
     project.judge(JudgmentKey(rows["p1"].output_id), JudgmentValue("supported", "accept"))
     return project
 
@@ -37,7 +43,16 @@ def test_jsonl_round_trip_is_lossless(project: Project, pairs_file: Path, tmp_pa
     assert export(project, first) == 3
     records = read_jsonl(first)
     p2 = next(r for r in records if r["id"] == "p2")
-    assert set(p2) >= {"id", "source", "output", "system", "checkers", "judgments", "sentences", "arcs"}
+    assert set(p2) >= {
+        "id",
+        "source",
+        "output",
+        "system",
+        "checkers",
+        "judgments",
+        "sentences",
+        "arcs",
+    }
     lex = p2["checkers"]["lexical"]
     assert lex["display_name"] == "lexical baseline" and lex["score"] < 1
     assert len(lex["sentences"]) == 2 and lex["arcs"]
@@ -76,13 +91,17 @@ def test_dae_arc_format(project: Project, pairs_file: Path, tmp_path: Path) -> N
         for i in range(2, len(cols), 4):
             head, child = cols[i].split("-")
             assert head.isdigit() and child.isdigit() and cols[i + 3] in {"1", "0", "-1"}
-    wrong = next(c for c in lines if c[0].endswith("The mayor of Lyon closed the bridge on Friday."))
+    wrong = next(
+        c for c in lines if c[0].endswith("The mayor of Lyon closed the bridge on Friday.")
+    )
     assert wrong[1] == "0"
     assert wrong[5] == "1"  # the first arc was judged supported by the editor
     assert set(wrong[9::4]) == {"-1"}  # other arcs of an unsupported sentence are unknown
 
 
-def test_interrupted_export_leaves_no_file(project: Project, pairs_file: Path, tmp_path: Path, monkeypatch) -> None:
+def test_interrupted_export_leaves_no_file(
+    project: Project, pairs_file: Path, tmp_path: Path, monkeypatch
+) -> None:
     import app.io.exporter as exporter
 
     import_file(project, pairs_file)

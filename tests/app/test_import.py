@@ -47,7 +47,9 @@ def test_sources_are_shared_between_outputs(project: Project, pairs_file: Path) 
 
 def test_csv_and_tsv_with_mapping(project: Project, tmp_path: Path) -> None:
     csv_path = tmp_path / "pairs.csv"
-    csv_path.write_text('key,article,claim,model\nk1,"Text, with comma.",Claim one.,m1\n', encoding="utf-8")
+    csv_path.write_text(
+        'key,article,claim,model\nk1,"Text, with comma.",Claim one.,m1\n', encoding="utf-8"
+    )
     tsv_path = tmp_path / "pairs.tsv"
     tsv_path.write_text("doc\tresponse\tid\nSome doc.\tSome response.\tt1\n", encoding="utf-8")
     assert import_file(project, csv_path, mapping=FieldMapping(id="key")).imported == 1
@@ -56,7 +58,9 @@ def test_csv_and_tsv_with_mapping(project: Project, tmp_path: Path) -> None:
     assert [r.external_id for r in rows] == ["k1", "t1"] and rows[0].system == "m1"
 
 
-def assert_error(project: Project, path: Path, line: int | None, field: str | None, text: str, **kw) -> None:
+def assert_error(
+    project: Project, path: Path, line: int | None, field: str | None, text: str, **kw
+) -> None:
     with pytest.raises(InputError) as info:
         import_file(project, path, **kw)
     err = info.value
@@ -67,7 +71,9 @@ def assert_error(project: Project, path: Path, line: int | None, field: str | No
 
 def test_invalid_utf8(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(json.dumps(PAIRS[0]).encode() + b"\n" + b'{"source": "caf\xe9", "output": "x"}\n')
+    path.write_bytes(
+        json.dumps(PAIRS[0]).encode() + b"\n" + b'{"source": "caf\xe9", "output": "x"}\n'
+    )
     assert_error(project, path, 2, None, "invalid UTF-8")
 
 
@@ -111,7 +117,9 @@ def test_wrong_type(project: Project, tmp_path: Path) -> None:
 
 
 def test_five_megabyte_field(project: Project, tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "big.jsonl", [PAIRS[0], {"source": "word " * 1_000_000, "output": "x"}])
+    path = write_jsonl(
+        tmp_path / "big.jsonl", [PAIRS[0], {"source": "word " * 1_000_000, "output": "x"}]
+    )
     assert_error(project, path, 2, "source", "over the limit")
     # the user can raise the limit explicitly: then it imports whole, never truncated
     report = import_file(project, path, max_field_chars=6_000_000)
@@ -141,7 +149,12 @@ def test_unknown_suffix(project: Project, tmp_path: Path) -> None:
 
 def test_skip_invalid_imports_the_rest_and_reports_each(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
-    lines = [json.dumps(PAIRS[0]), "{not json", json.dumps({"source": "s", "output": ""}), json.dumps(PAIRS[2])]
+    lines = [
+        json.dumps(PAIRS[0]),
+        "{not json",
+        json.dumps({"source": "s", "output": ""}),
+        json.dumps(PAIRS[2]),
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     report = import_file(project, path, skip_invalid=True)
     assert report.imported == 2

@@ -60,7 +60,9 @@ def test_judge_undo_redo_survive_reopening(tmp_path: Path, pairs_file: Path) -> 
         import_file(p, pairs_file)
         oid = p.pair_rows()[0].output_id
         key = JudgmentKey(oid)
-        p.judge(key, JudgmentValue("unsupported", "reject", "entity", "wrong city", model_visible=False))
+        p.judge(
+            key, JudgmentValue("unsupported", "reject", "entity", "wrong city", model_visible=False)
+        )
         p.judge(key, JudgmentValue("supported", "accept"))
         p.judge(JudgmentKey(oid, aspect="flag"), JudgmentValue("malformed"))
         assert p.judgment(key) == JudgmentValue("supported", "accept")

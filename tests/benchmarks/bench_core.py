@@ -54,18 +54,32 @@ def main() -> None:
             t = time.perf_counter()
             report = import_file(project, data)
             dt = time.perf_counter() - t
-            rows.append((f"import {report.imported:,} pairs ({size_mb:.0f} MB JSONL)", f"{report.imported / dt:,.0f} pairs/s", ">= 10,000 pairs/s"))
+            rows.append(
+                (
+                    f"import {report.imported:,} pairs ({size_mb:.0f} MB JSONL)",
+                    f"{report.imported / dt:,.0f} pairs/s",
+                    ">= 10,000 pairs/s",
+                )
+            )
             t = time.perf_counter()
             n = export(project, tmpd / "out.jsonl")
             dt = time.perf_counter() - t
-            rows.append((f"export {n:,} pairs to JSONL", f"{n / dt:,.0f} pairs/s", ">= 20,000 pairs/s"))
+            rows.append(
+                (f"export {n:,} pairs to JSONL", f"{n / dt:,.0f} pairs/s", ">= 20,000 pairs/s")
+            )
         with Project.create(tmpd / "demo.factdesk") as demo:
             import_file(demo, demo_pairs_file())
             t = time.perf_counter()
             rep = analyze(demo, [LexicalArcChecker()])
             dt = time.perf_counter() - t
             scored = rep.checkers[0].scored
-            rows.append((f"analyse demo ({scored} pairs), lexical baseline, incl. parsing", f"{scored / dt:,.1f} pairs/s", "(no target)"))
+            rows.append(
+                (
+                    f"analyse demo ({scored} pairs), lexical baseline, incl. parsing",
+                    f"{scored / dt:,.1f} pairs/s",
+                    "(no target)",
+                )
+            )
             t = time.perf_counter()
             n = export(demo, tmpd / "demo.jsonl")
             dt = time.perf_counter() - t

@@ -24,7 +24,10 @@ def test_best_sentence_chosen_when_budget_is_small() -> None:
 
 
 def test_sentence_that_cannot_fit_is_reported_not_truncated() -> None:
-    src, out = parse(SOURCE), parse("The bridge over the Tamsin River will close for repairs in May.")
+    src, out = (
+        parse(SOURCE),
+        parse("The bridge over the Tamsin River will close for repairs in May."),
+    )
     (ev,) = build_windows(src, out.sentences, max_tokens=8)
     assert ev.not_checked is not None and "longer than the model input" in ev.not_checked
     assert ev.text == ""

@@ -1,9 +1,9 @@
+import pytest
+
 from models.checkers.base import PairInput
 from models.checkers.lexical import LexicalArcChecker
 from models.errors import Cancelled
 from models.parsing import parse
-
-import pytest
 
 SRC = "The mayor of Paris opened the new bridge on Tuesday."
 

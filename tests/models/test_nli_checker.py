@@ -13,7 +13,9 @@ from models.parsing import parse
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-WORDS = "the mayor of paris lyon opened closed bridge on tuesday it cost four million euros .".split()
+WORDS = (
+    "the mayor of paris lyon opened closed bridge on tuesday it cost four million euros .".split()
+)
 
 
 def tiny_nli(path: Path, id2label: dict[int, str]) -> Path:
@@ -24,9 +26,15 @@ def tiny_nli(path: Path, id2label: dict[int, str]) -> Path:
     tok.model_max_length = 64
     tok.save_pretrained(str(path))
     config = transformers.BertConfig(
-        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=64, num_labels=len(id2label),
-        id2label=id2label, label2id={v: k for k, v in id2label.items()},
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=len(id2label),
+        id2label=id2label,
+        label2id={v: k for k, v in id2label.items()},
     )
     torch.manual_seed(0)
     transformers.BertForSequenceClassification(config).save_pretrained(str(path))
@@ -41,7 +49,9 @@ def test_scores_every_sentence_with_entailment_probability(tmp_path: Path) -> No
     src = parse("The mayor of Paris opened the bridge on Tuesday. It cost four million euros.")
     out = parse("The mayor of Lyon closed the bridge. It cost four million euros.")
     seen: list[tuple[int, int]] = []
-    (result,) = checker.score([PairInput(7, src, out)], batch_size=1, progress=lambda d, t: seen.append((d, t)))
+    (result,) = checker.score(
+        [PairInput(7, src, out)], batch_size=1, progress=lambda d, t: seen.append((d, t))
+    )
     assert result.key == 7 and result.checker.startswith("nli:")
     assert len(result.sentences) == 2
     scores = [s.score for s in result.sentences]
@@ -58,7 +68,9 @@ def test_scores_every_sentence_with_entailment_probability(tmp_path: Path) -> No
 def test_long_sentence_is_reported_not_truncated(tmp_path: Path) -> None:
     from models.checkers.nli import NLISentenceChecker
 
-    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", {0: "entailment", 1: "not_entailment"}), device="cpu")
+    checker = NLISentenceChecker(
+        tiny_nli(tmp_path / "nli", {0: "entailment", 1: "not_entailment"}), device="cpu"
+    )
     out = parse(" ".join(["the mayor of paris opened the bridge"] * 12) + ".")
     (result,) = checker.score([PairInput(1, parse("The mayor opened it."), out)])
     assert result.score is None

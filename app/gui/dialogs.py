@@ -1,0 +1,238 @@
+"""Relabel, import and export dialogs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.gui.jobs import ExportRequest, ImportRequest, run_export, run_import
+from app.io.records import FieldMapping, read_pairs
+from app.store import JudgmentValue
+from app.tasks import Job
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
+
+PREVIEW_ROWS = 50
+
+
+class RelabelDialog(QDialog):
+    """A different label, an error type from the taxonomy and a note."""
+
+    def __init__(self, taxonomy: list[dict[str, str]], current: JudgmentValue | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Relabel")
+        form = QFormLayout(self)
+        self.label = QComboBox()
+        self.label.setAccessibleName("Label")
+        self.label.addItems(["unsupported", "supported"])
+        self.error = QComboBox()
+        self.error.setAccessibleName("Error type")
+        self.error.addItem("(none)", None)
+        for n, t in enumerate(taxonomy):
+            prefix = f"{n + 1}  " if n < 9 else "    "
+            self.error.addItem(f"{prefix}{t['name']} — {t['group']}", t["key"])
+        self.note = QLineEdit()
+        self.note.setAccessibleName("Note")
+        if current is not None:
+            self.label.setCurrentText(current.label)
+            i = self.error.findData(current.error_type)
+            self.error.setCurrentIndex(max(i, 0))
+            self.note.setText(current.note or "")
+        form.addRow("&Label", self.label)
+        form.addRow("&Error type", self.error)
+        form.addRow("&Note", self.note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def values(self) -> tuple[str, str | None, str | None]:
+        return self.label.currentText(), self.error.currentData(), self.note.text().strip() or None
+
+
+class ImportDialog(QDialog):
+    """Pick a file and its field mapping, preview the records and the validation errors."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Import pairs")
+        self.resize(900, 600)
+        lay = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.path = QLineEdit()
+        self.path.setAccessibleName("File to import")
+        browse = QPushButton("&Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        lay.addLayout(row)
+        form = QFormLayout()
+        self.fmt = QComboBox()
+        self.fmt.setAccessibleName("Format")
+        self.fmt.addItems(["auto", "jsonl", "csv", "tsv"])
+        form.addRow("&Format", self.fmt)
+        self.fields: dict[str, QLineEdit] = {}
+        for name in ("source", "output", "id", "system", "context"):
+            edit = QLineEdit(placeholderText="default names")
+            edit.setAccessibleName(f"Field holding the {name}")
+            self.fields[name] = edit
+            form.addRow(f"{name.capitalize()} field", edit)
+        self.skip = QCheckBox("Skip invalid records (each is reported)")
+        form.addRow(self.skip)
+        lay.addLayout(form)
+        self.preview_button = QPushButton("&Preview")
+        self.preview_button.clicked.connect(self.preview)
+        lay.addWidget(self.preview_button)
+        self.table = QTableWidget(0, 4)
+        self.table.setAccessibleName("Preview of the records")
+        self.table.setHorizontalHeaderLabels(["id", "system", "source", "output"])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(self.table, 2)
+        self.summary = QLabel()
+        lay.addWidget(self.summary)
+        self.errors = QListWidget()
+        self.errors.setAccessibleName("Validation errors")
+        lay.addWidget(self.errors, 1)
+        buttons = QDialogButtonBox()
+        self.import_button = buttons.addButton("&Import", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.import_button.clicked.connect(self.do_import)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import pairs", "", "Pairs (*.jsonl *.json *.csv *.tsv)")
+        if path:
+            self.path.setText(path)
+            self.preview()
+
+    def mapping(self) -> FieldMapping:
+        return FieldMapping(**{k: (e.text().strip() or None) for k, e in self.fields.items()})
+
+    def _fmt(self) -> str | None:
+        return None if self.fmt.currentText() == "auto" else self.fmt.currentText()
+
+    def preview(self) -> None:
+        """Validate the whole file without writing; list the first records and every error."""
+        self.errors.clear()
+        self.table.setRowCount(0)
+        try:
+            result = read_pairs(self.path.text(), fmt=self._fmt(), mapping=self.mapping(),  # type: ignore[arg-type]
+                                skip_invalid=True)
+        except Exception as err:  # noqa: BLE001 - shown in the dialog's error list
+            self.summary.setText("The file cannot be imported:")
+            self.errors.addItem(str(err))
+            return
+        self.summary.setText(
+            f"{len(result.records)} valid records, {len(result.invalid)} invalid"
+            + ("" if not result.invalid or self.skip.isChecked() else
+               " — nothing is imported unless 'Skip invalid records' is ticked")
+        )
+        for rec in result.records[:PREVIEW_ROWS]:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            for c, v in enumerate((rec.external_id or "", rec.system or "", rec.source[:120], rec.output[:120])):
+                self.table.setItem(r, c, QTableWidgetItem(v))
+        for p in result.invalid:
+            self.errors.addItem(f"line {p.line}: {p.field or '-'}: {p.reason}" + (f" (id {p.id})" if p.id else ""))
+
+    def do_import(self) -> None:
+        w = self.window_
+        assert w.project is not None
+        req = ImportRequest(str(w.project.path), self.path.text(), self._fmt(), self.mapping(), self.skip.isChecked())
+        self.import_button.setEnabled(False)
+        self.summary.setText("Importing…")
+
+        def done(report: object) -> None:
+            assert isinstance(report, dict)
+            self.summary.setText(
+                f"Imported {report['imported']} pairs; {report['duplicates']} duplicates, "
+                f"{report['skipped']} skipped."
+            )
+            self.import_button.setEnabled(True)
+            w._refresh_filters_choices()
+            w.reload_rows()
+            if w.bundle is None:
+                w._select_first()
+
+        def failed(err: BaseException) -> None:
+            self.import_button.setEnabled(True)
+            self.summary.setText("Nothing was imported:")
+            self.errors.addItem(str(err))
+
+        w.runner.submit(Job("io", run_import, req, on_done=done, on_error=failed))
+
+
+class ExportDialog(QDialog):
+    """Export the project in one of the formats the core writes."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Export")
+        form = QFormLayout(self)
+        self.fmt = QComboBox()
+        self.fmt.setAccessibleName("Export format")
+        self.fmt.addItems(["jsonl", "csv", "dae-arcs"])
+        row = QHBoxLayout()
+        self.path = QLineEdit()
+        self.path.setAccessibleName("Export file")
+        browse = QPushButton("&Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form.addRow("&Format", self.fmt)
+        form.addRow("&File", row)
+        self.status = QLabel()
+        form.addRow(self.status)
+        buttons = QDialogButtonBox()
+        self.export_button = buttons.addButton("&Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.export_button.clicked.connect(self.do_export)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _browse(self) -> None:
+        ext = {"jsonl": "jsonl", "csv": "csv", "dae-arcs": "tsv"}[self.fmt.currentText()]
+        path, _ = QFileDialog.getSaveFileName(self, "Export", f"export.{ext}")
+        if path:
+            self.path.setText(path)
+
+    def do_export(self) -> None:
+        w = self.window_
+        assert w.project is not None
+        if not self.path.text().strip():
+            self.status.setText("Choose a file first.")
+            return
+        req = ExportRequest(str(w.project.path), self.path.text().strip(), self.fmt.currentText())
+        self.export_button.setEnabled(False)
+        self.status.setText("Exporting…")
+
+        def done(n: object) -> None:
+            self.status.setText(f"Wrote {n} records to {req.out}")
+            self.export_button.setEnabled(True)
+
+        def failed(err: BaseException) -> None:
+            self.status.setText(f"Export failed: {err}")
+            self.export_button.setEnabled(True)
+
+        w.runner.submit(Job("io", run_export, req, on_done=done, on_error=failed))

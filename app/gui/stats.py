@@ -1,0 +1,127 @@
+"""The statistics view: three embedded matplotlib plots, each exportable as PNG."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
+
+
+def score_distribution(fig: Figure, scores: list[float], label: str, threshold: float) -> None:
+    ax = fig.add_subplot(111)
+    ax.hist(scores, bins=20, range=(0, 1), color="#5c7cfa", edgecolor="black", hatch="//")
+    ax.axvline(threshold, color="#c62828", linestyle="--", label=f"threshold {threshold:.2f}")
+    ax.set_xlabel(f"lowest sentence support per pair ({label})")
+    ax.set_ylabel("pairs")
+    ax.set_title("Score distribution")
+    ax.legend()
+
+
+def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> None:
+    """2x2 table of human label vs model flag for judged sentences."""
+    counts = defaultdict(int)
+    for human, score, _err, _system in rows:
+        if score is None:
+            continue
+        model = "supported" if score >= threshold else "unsupported"
+        counts[(human, model)] += 1
+    names = ["supported", "unsupported"]
+    grid = [[counts[(h, m)] for m in names] for h in names]
+    ax = fig.add_subplot(111)
+    ax.imshow(grid, cmap="Blues")
+    for i in range(2):
+        for j in range(2):
+            ax.text(j, i, str(grid[i][j]), ha="center", va="center", fontsize=14,
+                    bbox={"facecolor": "white", "alpha": 0.8})
+    ax.set_xticks([0, 1], [f"model: {n}" for n in names])
+    ax.set_yticks([0, 1], [f"judged: {n}" for n in names])
+    total = sum(sum(r) for r in grid)
+    agree = grid[0][0] + grid[1][1]
+    pct = f"{100 * agree / total:.0f}% agree" if total else "no judged sentences with scores"
+    ax.set_title(f"Judged vs model ({label}): {pct}")
+
+
+def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
+    systems = sorted({s or "—" for s, _e, _n in rows})
+    errors = sorted({e for _s, e, _n in rows})
+    ax = fig.add_subplot(111)
+    if not rows:
+        ax.text(0.5, 0.5, "no error types recorded yet", ha="center", va="center")
+        ax.set_axis_off()
+        return
+    table = {(s or "—", e): n for s, e, n in rows}
+    hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--", "**", "||", "OO", ".."]
+    bottom = [0] * len(systems)
+    for k, e in enumerate(errors):
+        values = [table.get((s, e), 0) for s in systems]
+        ax.bar(systems, values, bottom=bottom, label=e, hatch=hatches[k % len(hatches)], edgecolor="black")
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.set_ylabel("judgments")
+    ax.set_title("Error types by system")
+    ax.legend(fontsize="small")
+
+
+class PlotTab(QWidget):
+    def __init__(self, fig: Figure, name: str) -> None:
+        super().__init__()
+        self.fig = fig
+        self.name = name
+        lay = QVBoxLayout(self)
+        canvas = FigureCanvasQTAgg(fig)
+        canvas.setAccessibleName(name)
+        lay.addWidget(canvas, 1)
+        save = QPushButton("Save as &PNG…")
+        save.setAccessibleName(f"Save {name} as PNG")
+        save.clicked.connect(self._save)
+        lay.addWidget(save)
+
+    def _save(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save plot", f"{self.name}.png", "PNG (*.png)")
+        if path:
+            self.save(path)
+
+    def save(self, path: str) -> None:
+        self.fig.savefig(path, dpi=120)
+
+
+class StatsDialog(QDialog):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.setWindowTitle("Statistics")
+        self.resize(820, 620)
+        project = window.project
+        assert project is not None
+        thr = window.threshold.value()
+        label = window.checker_label or "no checker"
+        checker, version = window.checker, window.version
+        scores = pair_score_values(project, checker, version) if checker and version else []
+        judged = sentence_judgment_scores(project, checker, version) if checker and version else []
+        self.tabs = QTabWidget()
+        self.plots: list[PlotTab] = []
+        for name, draw in (
+            ("score distribution", lambda f: score_distribution(f, scores, label, thr)),
+            ("agreement", lambda f: agreement(f, judged, label, thr)),
+            ("error types by system", lambda f: errors_by_system(f, error_types_by_system(project))),
+        ):
+            fig = Figure(figsize=(7, 5), layout="tight")
+            draw(fig)
+            tab = PlotTab(fig, name)
+            self.plots.append(tab)
+            self.tabs.addTab(tab, name.capitalize())
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.tabs)
