@@ -24,7 +24,7 @@ from app.paths import resources_dir
 
 Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("ID", "System", "Status", "Lowest support", "Non-entailed arcs")
+COLUMNS = ("ID", "System", "Status", "Lowest", "Arcs")
 COL_ID, COL_SYSTEM, COL_STATUS, COL_LOWEST, COL_ARCS = range(len(COLUMNS))
 
 #: Custom roles.
@@ -49,16 +49,21 @@ class PairTableModel(QAbstractTableModel):
         super().__init__(parent)  # type: ignore[arg-type]
         self._rows: list[ListRow] = []
         self._shown = 0
+        self._resetting = False
         self._where: dict[int, int] = {}
         self.checker_label = ""
 
     # -------------------------------------------------------------- updates
     def reset_rows(self, rows: Sequence[ListRow]) -> None:
         self.beginResetModel()
+        self._resetting = True  # no fetching while a change is announced
         self._rows = list(rows)
         self._where = {r.row.output_id: i for i, r in enumerate(self._rows)}
         self._shown = min(FETCH_BATCH, len(self._rows))
-        self.endResetModel()
+        try:
+            self.endResetModel()
+        finally:
+            self._resetting = False
 
     def update_rows(self, rows: Sequence[ListRow]) -> None:
         """Replace the rows with these output ids, signalling each changed span."""
@@ -68,9 +73,7 @@ class PairTableModel(QAbstractTableModel):
                 continue
             self._rows[i] = new
             if i < self._shown:
-                self.dataChanged.emit(
-                    self.index(i, 0), self.index(i, len(COLUMNS) - 1), []
-                )
+                self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1), [])
 
     def fetch_all(self) -> None:
         while self.canFetchMore(QModelIndex()):
@@ -82,10 +85,18 @@ class PairTableModel(QAbstractTableModel):
         if i is None:
             return None
         if i >= self._shown:
-            self.beginInsertRows(QModelIndex(), self._shown, i)
-            self._shown = i + 1
-            self.endInsertRows()
+            self._resetting = True
+            try:
+                self.beginInsertRows(QModelIndex(), self._shown, i)
+                self._shown = i + 1
+                self.endInsertRows()
+            finally:
+                self._resetting = False
         return i
+
+    def row_by_id(self, output_id: int) -> ListRow | None:
+        i = self._where.get(output_id)
+        return None if i is None else self._rows[i]
 
     def list_row(self, row: int) -> ListRow:
         return self._rows[row]
@@ -97,35 +108,51 @@ class PairTableModel(QAbstractTableModel):
         return [r.row.output_id for r in self._rows]
 
     # -------------------------------------------------------------- Qt interface
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._shown
+    def rowCount(self, parent: Index | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else self._shown
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+    def columnCount(self, parent: Index | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(COLUMNS)
 
     def canFetchMore(self, parent: Index) -> bool:
-        return not parent.isValid() and self._shown < len(self._rows)
+        return not parent.isValid() and not self._resetting and self._shown < len(self._rows)
 
     def fetchMore(self, parent: Index) -> None:
-        if parent.isValid():
+        if parent.isValid() or self._resetting:
             return
         n = min(FETCH_BATCH, len(self._rows) - self._shown)
         if n <= 0:
             return
-        self.beginInsertRows(QModelIndex(), self._shown, self._shown + n - 1)
-        self._shown += n
-        self.endInsertRows()
+        # Views (and the model tester) may ask to fetch again while the insert is announced.
+        self._resetting = True
+        try:
+            self.beginInsertRows(QModelIndex(), self._shown, self._shown + n - 1)
+            self._shown += n
+            self.endInsertRows()
+        finally:
+            self._resetting = False
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            if 0 <= section < len(COLUMNS):
-                if section == COL_LOWEST and self.checker_label:
-                    return f"Lowest support ({self.checker_label})"
-                return COLUMNS[section]
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            by = f" ({self.checker_label})" if self.checker_label else ""
+            return {
+                COL_LOWEST: f"Lowest sentence support{by}",
+                COL_ARCS: f"Number of non-entailed arcs{by}",
+            }.get(section, COLUMNS[section])
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid() or index.row() >= self._shown or not 0 <= index.column() < len(COLUMNS):
+        if (
+            not index.isValid()
+            or index.row() >= self._shown
+            or not 0 <= index.column() < len(COLUMNS)
+        ):
             return None
         lr = self._rows[index.row()]
         r = lr.row

@@ -12,6 +12,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+import app.gui  # noqa: F401  (applies the shiboken 6.12 None-refcount guard)
+
 T = TypeVar("T")
 
 
@@ -57,7 +59,16 @@ DEFAULT_KEYS: dict[str, str] = {
 }
 
 ALL_SETTINGS: tuple[Setting[Any], ...] = (
-    THRESHOLD, BLIND, ADVANCE, CHECKER, FONT_SIZE, DARK, GEOMETRY, WINDOW_STATE, SPLITTER, RECENT,
+    THRESHOLD,
+    BLIND,
+    ADVANCE,
+    CHECKER,
+    FONT_SIZE,
+    DARK,
+    GEOMETRY,
+    WINDOW_STATE,
+    SPLITTER,
+    RECENT,
 )
 
 

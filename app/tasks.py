@@ -9,12 +9,26 @@ latest pending request is kept). :meth:`TaskRunner.shutdown` cancels and joins e
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+import app.gui  # noqa: F401  (applies the shiboken 6.12 None-refcount guard)
+
+SWITCH_INTERVAL = 0.001  # seconds
+
+_live_lock = threading.Lock()
+_live = 0
+
+
+def running_threads() -> int:
+    """Worker threads still inside their job (tests check that none outlives a test)."""
+    with _live_lock:
+        return _live
 
 
 class JobContext:
@@ -66,6 +80,16 @@ class _Worker(QThread):
         self.ctx = JobContext(self)
 
     def run(self) -> None:  # runs in the worker thread
+        global _live
+        with _live_lock:
+            _live += 1
+        try:
+            self._run()
+        finally:
+            with _live_lock:
+                _live -= 1
+
+    def _run(self) -> None:
         try:
             result = self.job.fn(self.job.request, self.ctx)
         except BaseException as err:  # noqa: BLE001 - handed to the window's one error handler
@@ -84,6 +108,10 @@ class TaskRunner(QObject):
         self._running: dict[str, _Worker] = {}
         self._pending: dict[str, Job] = {}
         self._closed = False
+        # Workers run Python between their C calls; a shorter GIL switch interval than the
+        # default 5 ms hands the GIL back to the event loop sooner, keeping stalls short.
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
 
     def submit(self, job: Job) -> None:
         """Run ``job`` in its lane; a running job there is cancelled and this one runs next."""

@@ -1,1 +1,1 @@
-"""The Qt window. Imported only by the GUI entry point, so the CLI and tests of the core stay Qt-free."""
+"""The Qt window. Imported only by the GUI entry point, so the CLI and the core stay Qt-free."""

@@ -36,7 +36,12 @@ PREVIEW_ROWS = 50
 class RelabelDialog(QDialog):
     """A different label, an error type from the taxonomy and a note."""
 
-    def __init__(self, taxonomy: list[dict[str, str]], current: JudgmentValue | None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        taxonomy: list[dict[str, str]],
+        current: JudgmentValue | None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Relabel")
         form = QFormLayout(self)
@@ -59,7 +64,9 @@ class RelabelDialog(QDialog):
         form.addRow("&Label", self.label)
         form.addRow("&Error type", self.error)
         form.addRow("&Note", self.note)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
@@ -120,7 +127,9 @@ class ImportDialog(QDialog):
         lay.addWidget(buttons)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import pairs", "", "Pairs (*.jsonl *.json *.csv *.tsv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import pairs", "", "Pairs (*.jsonl *.json *.csv *.tsv)"
+        )
         if path:
             self.path.setText(path)
             self.preview()
@@ -136,29 +145,46 @@ class ImportDialog(QDialog):
         self.errors.clear()
         self.table.setRowCount(0)
         try:
-            result = read_pairs(self.path.text(), fmt=self._fmt(), mapping=self.mapping(),  # type: ignore[arg-type]
-                                skip_invalid=True)
+            result = read_pairs(
+                self.path.text(),
+                fmt=self._fmt(),
+                mapping=self.mapping(),  # type: ignore[arg-type]
+                skip_invalid=True,
+            )
         except Exception as err:  # noqa: BLE001 - shown in the dialog's error list
             self.summary.setText("The file cannot be imported:")
             self.errors.addItem(str(err))
             return
         self.summary.setText(
             f"{len(result.records)} valid records, {len(result.invalid)} invalid"
-            + ("" if not result.invalid or self.skip.isChecked() else
-               " — nothing is imported unless 'Skip invalid records' is ticked")
+            + (
+                ""
+                if not result.invalid or self.skip.isChecked()
+                else " — nothing is imported unless 'Skip invalid records' is ticked"
+            )
         )
         for rec in result.records[:PREVIEW_ROWS]:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            for c, v in enumerate((rec.external_id or "", rec.system or "", rec.source[:120], rec.output[:120])):
+            for c, v in enumerate(
+                (rec.external_id or "", rec.system or "", rec.source[:120], rec.output[:120])
+            ):
                 self.table.setItem(r, c, QTableWidgetItem(v))
         for p in result.invalid:
-            self.errors.addItem(f"line {p.line}: {p.field or '-'}: {p.reason}" + (f" (id {p.id})" if p.id else ""))
+            self.errors.addItem(
+                f"line {p.line}: {p.field or '-'}: {p.reason}" + (f" (id {p.id})" if p.id else "")
+            )
 
     def do_import(self) -> None:
         w = self.window_
         assert w.project is not None
-        req = ImportRequest(str(w.project.path), self.path.text(), self._fmt(), self.mapping(), self.skip.isChecked())
+        req = ImportRequest(
+            str(w.project.path),
+            self.path.text(),
+            self._fmt(),
+            self.mapping(),
+            self.skip.isChecked(),
+        )
         self.import_button.setEnabled(False)
         self.summary.setText("Importing…")
 

@@ -61,8 +61,12 @@ def run_import(req: ImportRequest, ctx: JobContext) -> dict:
 
     with Project.open(req.project_path) as project:
         report = import_file(
-            project, req.file, fmt=req.fmt, mapping=req.mapping,  # type: ignore[arg-type]
-            skip_invalid=req.skip_invalid, progress=ctx.progress,
+            project,
+            req.file,
+            fmt=req.fmt,
+            mapping=req.mapping,  # type: ignore[arg-type]
+            skip_invalid=req.skip_invalid,
+            progress=ctx.progress,
         )
     return report.to_json()
 
@@ -89,7 +93,9 @@ def build_demo(req: DemoRequest, ctx: JobContext) -> str:
     tmp.unlink(missing_ok=True)
     with Project.create(tmp) as project:
         import_file(project, demo_pairs_file())
-        analyze(project, [load_checker("lexical")], progress=ctx.progress, should_stop=ctx.should_stop)
+        analyze(
+            project, [load_checker("lexical")], progress=ctx.progress, should_stop=ctx.should_stop
+        )
     for extra in ("-wal", "-shm"):
         Path(str(tmp) + extra).unlink(missing_ok=True)
     tmp.replace(path)

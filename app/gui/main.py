@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.version: str | None = None
         self.checker_label = ""
         self.last_saved: str | None = None
+        self._quiet = False
         self._search_timer = QTimer(self, singleShot=True, interval=250)
         self._search_timer.timeout.connect(self._apply_search)
         self._threshold_timer = QTimer(self, singleShot=True, interval=200)
@@ -150,10 +151,15 @@ class MainWindow(QMainWindow):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Interactive, not ResizeToContents: the latter measures every row on each change.
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        for col, width in enumerate((90, 120, 120, 70, 50)):
+            self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.count_label = QLabel()
+        self.checker_note = QLabel()
+        self.checker_note.setAccessibleName("Checker whose scores are listed")
 
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -173,6 +179,7 @@ class MainWindow(QMainWindow):
         row3.addWidget(QLabel("to"))
         row3.addWidget(self.score_max)
         lv.addLayout(row3)
+        lv.addWidget(self.checker_note)
         lv.addWidget(self.table, 1)
         lv.addWidget(self.count_label)
 
@@ -195,7 +202,9 @@ class MainWindow(QMainWindow):
         ov.setContentsMargins(0, 0, 0, 0)
         ov.addWidget(self.output_title)
         ov.addWidget(self.output_view)
-        self.source_title = self.source_box.findChild(QLabel)
+        source_title = self.source_box.findChild(QLabel)
+        assert source_title is not None
+        self.source_title: QLabel = source_title
         self.text_split = QSplitter(Qt.Orientation.Horizontal)
         self.text_split.addWidget(self.source_box)
         self.text_split.addWidget(out_box)
@@ -218,7 +227,7 @@ class MainWindow(QMainWindow):
         self.main_split.addWidget(left)
         self.main_split.addWidget(right)
         self.main_split.setStretchFactor(1, 3)
-        self.main_split.setSizes([460, 940])
+        self.main_split.setSizes([520, 980])
         self.setCentralWidget(self.main_split)
 
         # ---- toolbar
@@ -254,7 +263,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_button)
 
         self._build_menus(tb)
-        for w in (self, self.table, self.source_view, self.output_view):
+        for w in (self, self.table, self.source_view, self.output_view, self.search):
             w.installEventFilter(self)
 
     def _build_menus(self, tb: QToolBar) -> None:
@@ -291,8 +300,12 @@ class MainWindow(QMainWindow):
         self._act(r, "Relabel with error type and note…", None, self.relabel_dialog)
         self._act(r, "Keyboard shortcuts…", "F1", self.show_keys)
         a = mb.addMenu("&Analysis")
-        self.analyse_action = self._act(a, "&Analyse with default checkers", "Ctrl+R", self.start_analysis)
-        self._act(a, "Analyse with the &lexical baseline", None, lambda: self.start_analysis(["lexical"]))
+        self.analyse_action = self._act(
+            a, "&Analyse with default checkers", "Ctrl+R", self.start_analysis
+        )
+        self._act(
+            a, "Analyse with the &lexical baseline", None, lambda: self.start_analysis(["lexical"])
+        )
         self._act(a, "&Cancel analysis", None, lambda: self.runner.cancel("model"))
         v = mb.addMenu("&View")
         self._act(v, "&Statistics…", "Ctrl+T", self.show_stats)
@@ -348,6 +361,7 @@ class MainWindow(QMainWindow):
         self.reload_rows()
         self._select_first()
         self._set_saved("All decisions saved")
+        self.output_view.setFocus()  # keyboard judging starts at once
 
     def close_project(self) -> None:
         self.runner.cancel("model")
@@ -376,6 +390,14 @@ class MainWindow(QMainWindow):
         self.version = versions.get(self.checker) if self.checker else None
         self.checker_label = names.get(self.checker, "") if self.checker else ""
         self.model.checker_label = self.checker_label
+        self._show_checker()
+
+    def _show_checker(self) -> None:
+        self.checker_note.setText(
+            f"Lowest / Arcs columns: {self.checker_label}, threshold {self.threshold.value():.2f}"
+            if self.checker_label
+            else "Not analysed yet: Analysis ▸ Analyse (Ctrl+R)"
+        )
 
     def _refresh_filters_choices(self) -> None:
         assert self.project is not None
@@ -396,12 +418,27 @@ class MainWindow(QMainWindow):
         self.model.reset_rows(rows)
         self._update_count()
 
-    def _refresh_pairs(self, ids: list[int]) -> None:
+    def _refresh_pairs(self, ids: list[int], *, scores: bool = True) -> None:
+        """Refresh these rows; ``scores=False`` after a judgment, which leaves scores alone."""
         if self.project is None or not ids:
             return
-        self.model.update_rows(
-            list_rows(self.project, self.checker, self.version, self.threshold.value(), ids)
-        )
+        if scores:
+            rows = list_rows(self.project, self.checker, self.version, self.threshold.value(), ids)
+        else:
+            rows = []
+            for new in list_rows(self.project, None, None, self.threshold.value(), ids):
+                old = self.model.row_by_id(new.row.output_id)
+                if old is not None:
+                    new = replace(
+                        new,
+                        row=replace(
+                            new.row,
+                            lowest_support=old.row.lowest_support,
+                            flagged_arcs=old.row.flagged_arcs,
+                        ),
+                    )
+                rows.append(new)
+        self.model.update_rows(rows)
         self._update_count()
 
     def _update_count(self) -> None:
@@ -447,7 +484,7 @@ class MainWindow(QMainWindow):
         self.ais_stage = 1
         self.unit = 0
         self._build_units()
-        self.render()
+        self.redraw()
 
     def _load_judgments(self) -> None:
         assert self.bundle is not None and self.project is not None
@@ -551,7 +588,7 @@ class MainWindow(QMainWindow):
         return self.units[self.unit] if 0 <= self.unit < len(self.units) else None
 
     # ================================================================== drawing
-    def render(self) -> None:
+    def redraw(self) -> None:
         b = self.bundle
         if b is None:
             self._show_nothing()
@@ -566,9 +603,13 @@ class MainWindow(QMainWindow):
             human = self.judg.get((f"sentence:{s.id}", "support"))
             marks.append(
                 SentenceMark(
-                    s.idx, s.start, s.end, None if blind else state,
+                    s.idx,
+                    s.start,
+                    s.end,
+                    None if blind else state,
                     "" if blind else tip,
-                    human.label if human else None, human.error_type if human else None,
+                    human.label if human else None,
+                    human.error_type if human else None,
                 )
             )
         arcs = []
@@ -577,10 +618,13 @@ class MainWindow(QMainWindow):
                 human = self.judg.get((f"arc:{arc.id}", "support"))  # type: ignore[attr-defined]
                 arcs.append(
                     ArcMark(
-                        n, arc.id, arc.label,  # type: ignore[attr-defined]
+                        n,
+                        arc.id,
+                        arc.label,  # type: ignore[attr-defined]
                         (arc.head_start, arc.head_end),  # type: ignore[attr-defined]
                         (arc.child_start, arc.child_end),  # type: ignore[attr-defined]
-                        arc.head_text, arc.child_text,  # type: ignore[attr-defined]
+                        arc.head_text,
+                        arc.child_text,  # type: ignore[attr-defined]
                         score,
                         f"arc {n}: {arc.label}({arc.head_text} → {arc.child_text}) "  # type: ignore[attr-defined]
                         f"· {self.checker_label} {score:.2f} (not entailed)",
@@ -606,8 +650,10 @@ class MainWindow(QMainWindow):
             )
         else:
             first = render_source(
-                self.source_view, b.source.text,
-                [(s.idx, s.start, s.end) for s in b.source_sentences], evidence,
+                self.source_view,
+                b.source.text,
+                [(s.idx, s.start, s.end) for s in b.source_sentences],
+                evidence,
                 f"evidence ({self.checker_label})",
             )
             if first is not None:
@@ -622,7 +668,9 @@ class MainWindow(QMainWindow):
         pair_j = self.judg.get(("pair", "support"))
         pj = f" · pair judged: {pair_j.label}" if pair_j else ""
         ctx = f"\n{b.output.context}" if b.output.context else ""
-        self.header.setText(f"{b.output.external_id} · system: {b.output.system or '—'}{pj}{flags}{ctx}")
+        self.header.setText(
+            f"{b.output.external_id} · system: {b.output.system or '—'}{pj}{flags}{ctx}"
+        )
         unit = self.current_unit()
         mode = "BLIND · " if self.blind else ""
         k = self.keys_text
@@ -633,14 +681,21 @@ class MainWindow(QMainWindow):
             else:
                 q = "AIS 2/2: Is everything in the output supported by the source?"
                 ans = f"{k['accept']} supported · {k['reject']} not supported"
-            self.prompt.setText(f"{mode}{q}   {ans} · {k['flag']} flag malformed · {k['skip']} skip")
+            self.prompt.setText(
+                f"{mode}{q}   {ans} · {k['flag']} flag malformed · {k['skip']} skip"
+            )
             return
         if unit is None:
             what = "no non-entailed arcs here" if self.level == "arc" else "nothing to judge"
             self.prompt.setText(f"{mode}{self.level} level: {what} · {k['level']} change level")
             return
         current = self.judg.get((unit.key.target_key, "support"))
-        done = f" — judged {current.label}" + (f" ({current.error_type})" if current and current.error_type else "") if current else ""
+        done = (
+            f" — judged {current.label}"
+            + (f" ({current.error_type})" if current and current.error_type else "")
+            if current
+            else ""
+        )
         score = "" if unit.score is None or self.blind else f" · model {unit.score:.2f}"
         self.prompt.setText(
             f"{mode}Judging {unit.title}{score}{done}\n"
@@ -660,6 +715,12 @@ class MainWindow(QMainWindow):
                 self.keymap[seq[0].toCombined()] = action
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.search and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.output_view.setFocus()  # back to judging
+                return True
+            return False
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             if self.handle_key(event):
                 return True
@@ -683,7 +744,10 @@ class MainWindow(QMainWindow):
         combo = QKeyCombination(mods, Qt.Key(event.key())).toCombined()
         action = self.keymap.get(combo)
         if action is None:
-            if mods == Qt.KeyboardModifier.NoModifier and Qt.Key.Key_1 <= event.key() <= Qt.Key.Key_9:
+            if (
+                mods == Qt.KeyboardModifier.NoModifier
+                and Qt.Key.Key_1 <= event.key() <= Qt.Key.Key_9
+            ):
                 self.error_type(event.key() - Qt.Key.Key_1)
                 return True
             return False
@@ -693,24 +757,40 @@ class MainWindow(QMainWindow):
     def do(self, action: str) -> None:
         """Run a named judging action (what the keys are bound to)."""
         handlers = {
-            "accept": self.accept_item, "reject": self.reject_item, "skip": self.skip,
-            "flag": self.toggle_flag, "relabel": self.relabel_dialog,
-            "next": self.next_item, "prev": self.prev_item,
-            "next_alt": self.next_item, "prev_alt": self.prev_item,
-            "next_pair": self.next_pair, "prev_pair": self.prev_pair,
-            "next_pair_alt": self.next_pair, "prev_pair_alt": self.prev_pair,
-            "level": self.cycle_level, "blind": self.toggle_blind_key, "ais": self.toggle_ais_key,
+            "accept": self.accept_item,
+            "reject": self.reject_item,
+            "skip": self.skip,
+            "flag": self.toggle_flag,
+            "relabel": self.relabel_dialog,
+            "next": self.next_item,
+            "prev": self.prev_item,
+            "next_alt": self.next_item,
+            "prev_alt": self.prev_item,
+            "next_pair": self.next_pair,
+            "prev_pair": self.prev_pair,
+            "next_pair_alt": self.next_pair,
+            "prev_pair_alt": self.prev_pair,
+            "level": self.cycle_level,
+            "blind": self.toggle_blind_key,
+            "ais": self.toggle_ais_key,
             "undo": self.undo_stack.undo,
         }
         handlers[action]()
 
     # ================================================================== judging
-    def judge(self, key: JudgmentKey, value: JudgmentValue | None) -> None:
-        """Commit one decision through the undo stack (it is saved at once)."""
-        assert self.project is not None
-        self.undo_stack.push(JudgeCommand(self.project, self._changed, key, value))
+    def judge(self, key: JudgmentKey, value: JudgmentValue | None, *, render: bool = True) -> None:
+        """Commit one decision through the undo stack (it is saved at once).
 
-    def _changed(self, change: Change) -> None:
+        ``render=False`` when the caller moves on and redraws anyway (one drawing per key).
+        """
+        assert self.project is not None
+        self._quiet = not render
+        try:
+            self.undo_stack.push(JudgeCommand(self.project, self._changed, key, value))
+        finally:
+            self._quiet = False
+
+    def _changed(self, change: Change, action: str = "do") -> None:
         """After any commit, undo or redo: refresh what shows it and say it is saved."""
         oid = change.key.output_id
         if self.bundle is not None and self.bundle.output.id == oid and self.project is not None:
@@ -720,11 +800,12 @@ class MainWindow(QMainWindow):
                 self.judg.pop(slot, None)
             else:
                 self.judg[slot] = value
-        self._refresh_pairs([oid])
+        self._refresh_pairs([oid], scores=False)
         stamp = datetime.now().strftime("%H:%M:%S")
-        self._set_saved(f"Saved {stamp} — {change.describe()}")
-        if self.bundle is not None and self.bundle.output.id == oid:
-            self.render()
+        what = {"do": "", "undo": "undid ", "redo": "redid "}[action]
+        self._set_saved(f"Saved {stamp} — {what}{change.describe()}")
+        if self.bundle is not None and self.bundle.output.id == oid and not self._quiet:
+            self.redraw()
 
     def _set_saved(self, text: str) -> None:
         self.last_saved = text
@@ -732,10 +813,11 @@ class MainWindow(QMainWindow):
 
     def _value(self, label: str, decision: str, unit: Unit | None, **kw: object) -> JudgmentValue:
         return JudgmentValue(
-            label=label, decision=decision, model_visible=not self.blind and not (
-                self.ais_mode and self.ais_stage == 1
-            ),
-            model_score=None if unit is None else unit.score, **kw,  # type: ignore[arg-type]
+            label=label,
+            decision=decision,
+            model_visible=not self.blind and not (self.ais_mode and self.ais_stage == 1),
+            model_score=None if unit is None else unit.score,
+            **kw,  # type: ignore[arg-type]
         )
 
     def accept_item(self) -> None:
@@ -757,13 +839,15 @@ class MainWindow(QMainWindow):
                 )
                 if yes:
                     self.ais_stage = 2
-                    self.render()
+                    self.redraw()
                 else:
                     self.next_pair()  # not interpretable: attribution is not rated
                 return
             self.judge(
                 JudgmentKey(oid, "pair"),
-                self._value("supported" if yes else "unsupported", "accept" if yes else "reject", unit),
+                self._value(
+                    "supported" if yes else "unsupported", "accept" if yes else "reject", unit
+                ),
             )
             self.next_pair()
             return
@@ -773,6 +857,7 @@ class MainWindow(QMainWindow):
         self.judge(
             unit.key,
             self._value("supported" if yes else "unsupported", "accept" if yes else "reject", unit),
+            render=False,
         )
         self._advance()
 
@@ -785,7 +870,11 @@ class MainWindow(QMainWindow):
         if unit is None or n >= len(taxonomy) or (self.ais_mode and self.ais_stage == 1):
             return
         key = unit.key if not self.ais_mode else JudgmentKey(self.bundle.output.id, "pair")
-        self.judge(key, self._value("unsupported", "relabel", unit, error_type=taxonomy[n]["key"]))
+        self.judge(
+            key,
+            self._value("unsupported", "relabel", unit, error_type=taxonomy[n]["key"]),
+            render=self.ais_mode,
+        )
         if self.ais_mode:
             self.next_pair()
         else:
@@ -795,7 +884,11 @@ class MainWindow(QMainWindow):
         unit = self.current_unit()
         if unit is None:
             return
-        self.judge(unit.key, self._value(label, "relabel", unit, error_type=error_type, note=note or None))
+        self.judge(
+            unit.key,
+            self._value(label, "relabel", unit, error_type=error_type, note=note or None),
+            render=False,
+        )
         self._advance()
 
     def relabel_dialog(self) -> None:
@@ -805,7 +898,9 @@ class MainWindow(QMainWindow):
 
         unit = self.current_unit()
         assert unit is not None
-        dlg = RelabelDialog(self.project.taxonomy(), self.judg.get((unit.key.target_key, "support")), self)
+        dlg = RelabelDialog(
+            self.project.taxonomy(), self.judg.get((unit.key.target_key, "support")), self
+        )
         if dlg.exec():
             self.relabel(*dlg.values())
 
@@ -829,18 +924,20 @@ class MainWindow(QMainWindow):
     def _advance(self) -> None:
         if self.advance_action.isChecked():
             self.next_item()
+        else:
+            self.redraw()
 
     def next_item(self) -> None:
         if self.unit + 1 < len(self.units):
             self.unit += 1
-            self.render()
-        else:
-            self.next_pair()
+            self.redraw()
+        elif not self._step_pair(+1):
+            self.redraw()
 
     def prev_item(self) -> None:
         if self.unit > 0:
             self.unit -= 1
-            self.render()
+            self.redraw()
         else:
             self.prev_pair(last=True)
 
@@ -851,17 +948,18 @@ class MainWindow(QMainWindow):
         self._step_pair(-1)
         if last and self.units:
             self.unit = len(self.units) - 1
-            self.render()
+            self.redraw()
 
-    def _step_pair(self, step: int) -> None:
+    def _step_pair(self, step: int) -> bool:
         idx = self.table.currentIndex()
         row = idx.row() + step if idx.isValid() else 0
         if row >= self.proxy.rowCount() and self.proxy.canFetchMore(self.proxy.index(-1, -1)):
             self.proxy.fetchMore(self.proxy.index(-1, -1))
         if 0 <= row < self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(row, 0))
-        else:
-            self.statusBar().showMessage("No more pairs in this direction", 3000)
+            return True
+        self.statusBar().showMessage("No more pairs in this direction", 3000)
+        return False
 
     def cycle_level(self) -> None:
         self.level = LEVELS[(LEVELS.index(self.level) + 1) % len(LEVELS)]
@@ -869,13 +967,13 @@ class MainWindow(QMainWindow):
             self.level = "pair"
         self.unit = 0
         self._build_units()
-        self.render()
+        self.redraw()
 
     def set_level(self, level: str) -> None:
         self.level = level
         self.unit = 0
         self._build_units()
-        self.render()
+        self.redraw()
 
     def _sentence_clicked(self, index: int) -> None:
         if self.level != "sentence" or self.ais_mode:
@@ -884,7 +982,7 @@ class MainWindow(QMainWindow):
             self.ais_action.setChecked(False)
             self._build_units()
         self.unit = index
-        self.render()
+        self.redraw()
 
     # ================================================================== modes
     def toggle_blind_key(self) -> None:
@@ -896,7 +994,7 @@ class MainWindow(QMainWindow):
         if self.blind and self.level == "arc":
             self.level = "sentence"
         self._build_units()
-        self.render() if self.bundle else None
+        self.redraw() if self.bundle else None
 
     def toggle_ais_key(self) -> None:
         self.ais_action.toggle()
@@ -908,7 +1006,7 @@ class MainWindow(QMainWindow):
         self.unit = 0
         self._build_units()
         if self.bundle:
-            self.render()
+            self.redraw()
 
     def _toggle_advance(self) -> None:
         self.settings.set(S.ADVANCE, self.advance_action.isChecked())
@@ -954,6 +1052,7 @@ class MainWindow(QMainWindow):
             self.checker_label = self.project.checker_names().get(self.checker, "")
             self.model.checker_label = self.checker_label
             self.settings.set(S.CHECKER, self.checker)
+            self._show_checker()
         oid = self.current_output_id()
         self.reload_rows()
         if oid is not None:
@@ -962,12 +1061,13 @@ class MainWindow(QMainWindow):
 
     def _threshold_changed(self) -> None:
         self.settings.set(S.THRESHOLD, self.threshold.value())
+        self._show_checker()
         oid = self.current_output_id()
         self.reload_rows()
         if oid is not None:
             self.select_pair(oid)
             self._build_units()
-            self.render()
+            self.redraw()
 
     # ================================================================== analysis
     def start_analysis(self, checkers: list[str] | None = None, device: str = "auto") -> None:
@@ -985,14 +1085,20 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Analysing with {', '.join(checkers)}…")
         self.runner.submit(
             Job(
-                "model", run_analysis, req,
-                on_done=self._analysis_done, on_error=self.show_error,
-                on_progress=self._analysis_progress, on_partial=self._analysis_chunk,
+                "model",
+                run_analysis,
+                req,
+                on_done=self._analysis_done,
+                on_error=self.show_error,
+                on_progress=self._analysis_progress,
+                on_partial=self._analysis_chunk,
                 on_finished=self._analysis_finished,
             )
         )
 
     def _analysis_progress(self, done: int, total: int) -> None:
+        self.progress.show()
+        self.cancel_button.show()
         self.progress.setRange(0, total)
         self.progress.setValue(done)
         self.progress.setFormat(f"{done}/{total} pairs")
@@ -1015,14 +1121,15 @@ class MainWindow(QMainWindow):
             self.bundle = load_bundles(self.project, [oid])[0]
             self._build_units()
             self.unit = min(keep, max(0, len(self.units) - 1))
-            self.render()
+            self.redraw()
 
     def _analysis_done(self, report: object) -> None:
         assert isinstance(report, dict)
         state = "cancelled" if report.get("cancelled") else "done"
         self.statusBar().showMessage(
             f"Analysis {state}: {report.get('scored', 0)} pairs scored, "
-            f"{report.get('not_checked', 0)} sentences not checked", 8000
+            f"{report.get('not_checked', 0)} sentences not checked",
+            8000,
         )
         if self.project is not None:
             oid = self.current_output_id()
@@ -1033,13 +1140,15 @@ class MainWindow(QMainWindow):
                 self.show_pair(oid)
 
     def _analysis_finished(self, _cancelled: bool) -> None:
-        if not self.runner.is_busy("model") or True:
-            self.progress.hide()
-            self.cancel_button.hide()
+        # A newer request may already be queued in the lane; its progress shows the bar again.
+        self.progress.hide()
+        self.cancel_button.hide()
 
     # ================================================================== dialogs
     def new_project_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", "", "FactDesk projects (*.factdesk)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "New project", "", "FactDesk projects (*.factdesk)"
+        )
         if path:
             try:
                 Project.create(path).close()
@@ -1048,7 +1157,9 @@ class MainWindow(QMainWindow):
                 self.show_error(err)
 
     def open_project_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", "FactDesk projects (*.factdesk)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open project", "", "FactDesk projects (*.factdesk)"
+        )
         if path:
             self._open_guarded(path)
 
@@ -1070,8 +1181,13 @@ class MainWindow(QMainWindow):
         path = str(Path(folder or Path.home()) / "demo.factdesk")
         self.statusBar().showMessage("Preparing the demo project…")
         self.runner.submit(
-            Job("io", build_demo, DemoRequest(path), on_done=lambda p: self._open_guarded(str(p)),
-                on_error=self.show_error)
+            Job(
+                "io",
+                build_demo,
+                DemoRequest(path),
+                on_done=lambda p: self._open_guarded(str(p)),
+                on_error=self.show_error,
+            )
         )
 
     def import_dialog(self) -> None:
@@ -1120,7 +1236,7 @@ class MainWindow(QMainWindow):
         font.setPointSize(max(6, size - 1))
         self.table.setFont(font)
         if self.bundle is not None:
-            self.render()
+            self.redraw()
 
     def toggle_dark(self) -> None:
         self.settings.set(S.DARK, self.dark_action.isChecked())

@@ -106,7 +106,10 @@ def list_rows(
         errors: dict[int, set[str]] = defaultdict(set)
         for oid, target, aspect, label, err in s.execute(
             select(
-                Judgment.output_id, Judgment.target, Judgment.aspect, Judgment.label,
+                Judgment.output_id,
+                Judgment.target,
+                Judgment.aspect,
+                Judgment.label,
                 Judgment.error_type,
             ).where(*only(Judgment.output_id))
         ):
@@ -125,8 +128,14 @@ def list_rows(
     return [
         ListRow(
             PairRow(
-                oid, ext, system, lowest.get(oid), flagged_arcs.get(oid, 0), judged.get(oid, 0),
-                oid in flags, pair_labels.get(oid),
+                oid,
+                ext,
+                system,
+                lowest.get(oid),
+                flagged_arcs.get(oid, 0),
+                judged.get(oid, 0),
+                oid in flags,
+                pair_labels.get(oid),
             ),
             n_sent.get(oid, 0),
             frozenset(labels.get(oid, ())),
@@ -143,13 +152,20 @@ def search_ids(project: Project, text: str) -> set[int]:
         q = (
             select(Output.id)
             .join(Source, Source.id == Output.source_id)
-            .where(or_(Output.text.ilike(pattern), Source.text.ilike(pattern),
-                       Output.external_id.ilike(pattern)))
+            .where(
+                or_(
+                    Output.text.ilike(pattern),
+                    Source.text.ilike(pattern),
+                    Output.external_id.ilike(pattern),
+                )
+            )
         )
         return set(s.scalars(q))
 
 
-def sentence_judgment_scores(project: Project, checker: str, version: str) -> list[tuple[str, float | None, str | None, str | None]]:
+def sentence_judgment_scores(
+    project: Project, checker: str, version: str
+) -> list[tuple[str, float | None, str | None, str | None]]:
     """(label, model score, error type, system) for every sentence-level support judgment."""
     with project.session() as s:
         q = (

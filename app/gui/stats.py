@@ -46,8 +46,15 @@ def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> N
     ax.imshow(grid, cmap="Blues")
     for i in range(2):
         for j in range(2):
-            ax.text(j, i, str(grid[i][j]), ha="center", va="center", fontsize=14,
-                    bbox={"facecolor": "white", "alpha": 0.8})
+            ax.text(
+                j,
+                i,
+                str(grid[i][j]),
+                ha="center",
+                va="center",
+                fontsize=14,
+                bbox={"facecolor": "white", "alpha": 0.8},
+            )
     ax.set_xticks([0, 1], [f"model: {n}" for n in names])
     ax.set_yticks([0, 1], [f"judged: {n}" for n in names])
     total = sum(sum(r) for r in grid)
@@ -69,7 +76,14 @@ def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
     bottom = [0] * len(systems)
     for k, e in enumerate(errors):
         values = [table.get((s, e), 0) for s in systems]
-        ax.bar(systems, values, bottom=bottom, label=e, hatch=hatches[k % len(hatches)], edgecolor="black")
+        ax.bar(
+            systems,
+            values,
+            bottom=bottom,
+            label=e,
+            hatch=hatches[k % len(hatches)],
+            edgecolor="black",
+        )
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     ax.set_ylabel("judgments")
     ax.set_title("Error types by system")
@@ -116,7 +130,10 @@ class StatsDialog(QDialog):
         for name, draw in (
             ("score distribution", lambda f: score_distribution(f, scores, label, thr)),
             ("agreement", lambda f: agreement(f, judged, label, thr)),
-            ("error types by system", lambda f: errors_by_system(f, error_types_by_system(project))),
+            (
+                "error types by system",
+                lambda f: errors_by_system(f, error_types_by_system(project)),
+            ),
         ):
             fig = Figure(figsize=(7, 5), layout="tight")
             draw(fig)

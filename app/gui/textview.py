@@ -127,6 +127,7 @@ def render_output(
     doc = view.document()
     doc.clear()
     cursor = QTextCursor(doc)
+    cursor.beginEditBlock()  # one layout pass at the end instead of one per insert
     out = Rendered()
     words: dict[tuple[int, int], list[ArcMark]] = {}
     for a in arcs:
@@ -195,9 +196,7 @@ def render_output(
             sup = _fmt(f)
             sup.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript)
             sup.setUnderlineStyle(QTextCharFormat.UnderlineStyle.NoUnderline)
-            tags = ",".join(
-                f"{m.number}{HUMAN_GLYPHS.get(m.human or '', '')}" for m in marks
-            )
+            tags = ",".join(f"{m.number}{HUMAN_GLYPHS.get(m.human or '', '')}" for m in marks)
             cursor.insertText(tags, sup)
         if b in by_end:
             s = by_end[b]
@@ -205,10 +204,13 @@ def render_output(
                 tag = _fmt()
                 tag.setFontWeight(QFont.Weight.Bold)
                 tag.setForeground(QColor(21, 101, 192))
-                tag.setToolTip(f"your judgment: {s.human}" + (f" ({s.human_error})" if s.human_error else ""))
+                tag.setToolTip(
+                    f"your judgment: {s.human}" + (f" ({s.human_error})" if s.human_error else "")
+                )
                 label = f" [{HUMAN_GLYPHS.get(s.human, '')} {s.human}"
                 label += f": {s.human_error}]" if s.human_error else "]"
                 cursor.insertText(label, tag)
+    cursor.endEditBlock()
     return out
 
 
@@ -223,6 +225,7 @@ def render_source(
     doc = view.document()
     doc.clear()
     cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
     first: int | None = None
     pos = 0
     for idx, start, end in sorted(sentences, key=lambda t: t[1]):
@@ -244,6 +247,7 @@ def render_source(
         pos = max(pos, end)
     if pos < len(text):
         cursor.insertText(text[pos:], _fmt())
+    cursor.endEditBlock()
     return first
 
 
@@ -255,6 +259,12 @@ def set_font_size(view: MarkedText, size: int) -> None:
 
 
 __all__ = [
-    "ArcMark", "MarkedText", "Rendered", "SentenceMark", "render_output", "render_source",
-    "set_font_size", "Qt",
+    "ArcMark",
+    "MarkedText",
+    "Rendered",
+    "SentenceMark",
+    "render_output",
+    "render_source",
+    "set_font_size",
+    "Qt",
 ]

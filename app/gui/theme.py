@@ -13,10 +13,19 @@ def dark_palette() -> QPalette:
     R = QPalette.ColorRole
     base, window, text = QColor(30, 30, 30), QColor(45, 45, 45), QColor(230, 230, 230)
     for role, colour in (
-        (R.Window, window), (R.WindowText, text), (R.Base, base), (R.AlternateBase, window),
-        (R.ToolTipBase, window), (R.ToolTipText, text), (R.Text, text), (R.Button, window),
-        (R.ButtonText, text), (R.BrightText, QColor(255, 80, 80)), (R.Link, QColor(110, 170, 255)),
-        (R.Highlight, QColor(42, 110, 200)), (R.HighlightedText, QColor(255, 255, 255)),
+        (R.Window, window),
+        (R.WindowText, text),
+        (R.Base, base),
+        (R.AlternateBase, window),
+        (R.ToolTipBase, window),
+        (R.ToolTipText, text),
+        (R.Text, text),
+        (R.Button, window),
+        (R.ButtonText, text),
+        (R.BrightText, QColor(255, 80, 80)),
+        (R.Link, QColor(110, 170, 255)),
+        (R.Highlight, QColor(42, 110, 200)),
+        (R.HighlightedText, QColor(255, 255, 255)),
         (R.PlaceholderText, QColor(150, 150, 150)),
     ):
         p.setColor(role, colour)

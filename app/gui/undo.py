@@ -13,7 +13,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.store import Change, JudgmentKey, JudgmentValue, Project
 
-Notify = Callable[[Change], None]
+Notify = Callable[[Change, str], None]  # change, 'do' | 'undo' | 'redo'
 
 
 class JudgeCommand(QUndoCommand):
@@ -47,11 +47,11 @@ class JudgeCommand(QUndoCommand):
             return
         if self.change is None:
             self.change = self.project.judge(self.key, self.value)
-            self.notify(self.change)
+            self.notify(self.change, "do")
             return
         done = self.project.redo()
         if done is not None:
-            self.notify(done)
+            self.notify(done, "redo")
 
     def undo(self) -> None:
         if self.skip_next:
@@ -61,7 +61,7 @@ class JudgeCommand(QUndoCommand):
         if done is not None:
             # The store's undo stack and this one are the same sequence; a mismatch would
             # mean someone else changed the project underneath us.
-            self.notify(done)
+            self.notify(done, "undo")
 
 
 def rebuild(stack: QUndoStack, project: Project, notify: Notify) -> None:

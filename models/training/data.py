@@ -142,6 +142,7 @@ def clean_summary(text: str, spans: list[tuple[int, int]] = ()) -> tuple[str, li
     new_pos[len(text)] = len(keep)
 
     def move(i: int) -> int:
+        i = min(max(i, 0), len(text))
         while i not in new_pos:
             i += 1
         return new_pos[i]
@@ -152,17 +153,13 @@ def clean_summary(text: str, spans: list[tuple[int, int]] = ()) -> tuple[str, li
 def read_xsumfaith(data_dir: Path) -> list[SummaryRecord]:
     out = []
     for r in _jsonl(data_dir / "summaries" / "xsumfaith.jsonl"):
-        per_worker = []
-        raw = r["summary"]
-        for worker in sorted(r["hallucination_spans"]):
-            # Offsets are 1-based starts with exclusive ends (checked against the span text).
-            per_worker.append([(s["start"] - 1, s["end"]) for s in r["hallucination_spans"][worker]])
-        flat = [sp for w in per_worker for sp in w]
-        text, moved = clean_summary(raw, flat)
-        spans, k = [], 0
-        for w in per_worker:
-            spans.append(tuple(moved[k : k + len(w)]))
-            k += len(w)
+        # Offsets are 1-based with an inclusive end, counted on the text without the stray
+        # backslashes (checked against each span's text).
+        text, _ = clean_summary(r["summary"])
+        spans = tuple(
+            tuple((s["start"] - 1, s["end"] - 1) for s in r["hallucination_spans"][worker])
+            for worker in sorted(r["hallucination_spans"])
+        )
         out.append(SummaryRecord("xsumfaith", str(r["bbcid"]), r["system"], r["document"], text,
                                  int(r["label_faithful_majority"]), tuple(spans)))
     return out

@@ -1,0 +1,135 @@
+"""Runs the multi-task arc/support model: onnxruntime by default, torch on request.
+
+The DAE and sentence-support checkers share one loaded model per (directory, runtime, device),
+and one forward pass gives both an output sentence's arc scores and its support, so a recent
+result is kept for the other checker (a small cache keyed by the exact input).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from models.arc_model import ONNX_FILE, TOKENIZER_FILE, TORCH_FILE, read_config
+from models.checkers.base import PairInput, ShouldStop, check_stop
+from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
+from models.errors import ModelLoadError, ModelNotFoundError
+from models.evidence import Evidence, Retriever, build_windows
+from models.runtime import DevicePref, onnx_providers, torch_device
+
+Runtime = Literal["onnx", "torch"]
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "resources" / "models" / "arc_support"
+Job = tuple[str, str, tuple[ArcSlot, ...]]
+Prediction = tuple[tuple[float | None, ...], float]
+
+
+def bundled_available(path: Path = BUNDLED_DIR) -> bool:
+    return all((path / f).is_file() for f in ("config.json", ONNX_FILE, TOKENIZER_FILE))
+
+
+class ArcSupportRunner:
+    """A loaded arc/support model and its tokenizer."""
+
+    def __init__(self, model_dir: str | Path = BUNDLED_DIR, *, runtime: Runtime = "onnx",
+                 device: DevicePref = "auto", cache_size: int = 2048) -> None:
+        path = Path(model_dir)
+        self.config = read_config(path)
+        self.path = path
+        self.runtime = runtime
+        self.max_length = int(self.config["max_length"])
+        self.version = str(self.config.get("version", "unversioned"))
+        self.vocab = LabelVocab(self.config["labels"])
+        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
+        self._cache: OrderedDict[Job, Prediction] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        if runtime == "onnx":
+            if not (path / ONNX_FILE).is_file():
+                raise ModelNotFoundError(f"{path}: no {ONNX_FILE}; use runtime='torch' for "
+                                         f"{TORCH_FILE} weights.")
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            opts.log_severity_level = 3
+            try:
+                self._session: Any = ort.InferenceSession(str(path / ONNX_FILE), opts,
+                                                          providers=onnx_providers(device))
+            except Exception as exc:  # onnxruntime raises untyped errors
+                raise ModelLoadError(f"{path / ONNX_FILE}: cannot load: {exc}") from exc
+        elif runtime == "torch":
+            from models.arc_model import load_torch
+
+            self._device = torch_device(device)
+            self._module, _ = load_torch(path, self._device)
+        else:
+            raise ModelLoadError(f"unknown runtime {runtime!r}; expected 'onnx' or 'torch'.")
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def windows(self, item: PairInput, retriever: Retriever | None) -> list[Evidence]:
+        return build_windows(item.source, item.output.sentences, max_tokens=self.max_length,
+                             count_tokens=self.count_tokens, retriever=retriever)
+
+    def predict(self, jobs: Sequence[Job], *, batch_size: int = 16,
+                should_stop: ShouldStop | None = None) -> list[Prediction]:
+        """Arc probabilities (None for an arc not found in the input) and support, per job."""
+        out: dict[int, Prediction] = {}
+        todo = []
+        with self._lock:
+            for n, job in enumerate(jobs):
+                hit = self._cache.get(job)
+                if hit is None:
+                    todo.append(n)
+                else:
+                    out[n] = hit
+        encoded = {n: encode_pair(self._tokenizer, jobs[n][0], jobs[n][1], jobs[n][2], self.vocab,
+                                  self.max_length) for n in todo}
+        # Similar lengths together: less padding in each batch.
+        todo.sort(key=lambda n: len(encoded[n].ids))
+        for lo in range(0, len(todo), batch_size):
+            check_stop(should_stop)
+            chunk = todo[lo : lo + batch_size]
+            feed = collate([encoded[n] for n in chunk])
+            arc_prob, support = self._run(feed)
+            for r, n in enumerate(chunk):
+                e = encoded[n]
+                arcs = tuple(float(arc_prob[r, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
+                             for k in range(len(e.arc_head)))
+                out[n] = (arcs, float(support[r]))
+        with self._lock:
+            for n in todo:
+                self._cache[jobs[n]] = out[n]
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return [out[n] for n in range(len(jobs))]
+
+    def _run(self, feed: dict[str, Any]) -> tuple[Any, Any]:
+        if self.runtime == "onnx":
+            arc_prob, support = self._session.run(None, feed)
+            return arc_prob, support
+        import torch
+
+        with torch.inference_mode():
+            tensors = [torch.from_numpy(feed[k]).to(self._device) for k in
+                       ("input_ids", "attention_mask", "token_type_ids", "arc_head", "arc_child", "arc_label")]
+            arc_prob, support = self._module(*tensors)
+        return arc_prob.float().cpu().numpy(), support.float().cpu().numpy()
+
+
+@functools.lru_cache(maxsize=4)
+def get_runner(model_dir: Path = BUNDLED_DIR, runtime: Runtime = "onnx",
+               device: DevicePref = "auto") -> ArcSupportRunner:
+    """One shared runner per model directory, runtime and device."""
+    return ArcSupportRunner(model_dir, runtime=runtime, device=device)
+
+
+def default_retriever(device: DevicePref = "auto") -> Retriever | None:
+    """The bundled embedding retriever when installed; None means the core's lexical one."""
+    from models.embedder import bundled_retriever
+
+    return bundled_retriever(device)

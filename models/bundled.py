@@ -1,0 +1,41 @@
+"""Registers the bundled trained checkers ("dae", "support") as the app's defaults.
+
+Imported by :mod:`models.registry`. Both are available only when their files are present in
+``resources/models``; the lexical baseline stays selectable. With ``model_dir`` they load a
+user's directory instead: for "dae" one saved by our trainer (torch ``model.pt`` or
+``model.onnx``), for "support" the same or any Hugging Face NLI sequence classifier.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from models.arc_runtime import bundled_available
+from models.checkers.base import Checker
+from models.registry import CheckerEntry, register
+from models.runtime import DevicePref
+
+
+def _runtime_for(model_dir: Path | None) -> str:
+    # A trainer directory with only torch weights runs through torch.
+    if model_dir is not None and not (model_dir / "model.onnx").is_file():
+        return "torch"
+    return "onnx"
+
+
+def _dae(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.dae import DAEChecker
+
+    return DAEChecker(model_dir, device=device, runtime=_runtime_for(model_dir))  # type: ignore[arg-type]
+
+
+def _support(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.support import load_support
+
+    return load_support(model_dir, device, _runtime_for(model_dir))  # type: ignore[arg-type]
+
+
+register(CheckerEntry("dae", "arc entailment (DAE)", "arc", _dae, available=bundled_available,
+                      default=True))
+register(CheckerEntry("support", "sentence support", "sentence", _support,
+                      available=bundled_available, default=True))

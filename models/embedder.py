@@ -1,0 +1,115 @@
+"""Evidence retrieval with all-MiniLM-L6-v2 used as the sentence embedder it was trained to be.
+
+Sentences are embedded by mean pooling over word-pieces, L2-normalised, and source sentences
+are ranked by cosine similarity with each output sentence. The model runs from its exported
+(int8) ONNX file with the ``tokenizers`` package; nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.document import ParsedText, Sentence
+from models.encoding import load_tokenizer
+from models.errors import ModelLoadError, ModelNotFoundError
+from models.runtime import DevicePref, onnx_providers
+
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "resources" / "models" / "embedder"
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+
+
+def bundled_available(path: Path = BUNDLED_DIR) -> bool:
+    return (path / MODEL_FILE).is_file() and (path / TOKENIZER_FILE).is_file()
+
+
+class SentenceEmbedder:
+    """Mean-pooled, normalised sentence embeddings from an exported encoder."""
+
+    def __init__(self, model_dir: str | Path = BUNDLED_DIR, *, device: DevicePref = "auto",
+                 max_length: int = 256) -> None:
+        path = Path(model_dir)
+        if not bundled_available(path):
+            raise ModelNotFoundError(f"{path}: no {MODEL_FILE} and {TOKENIZER_FILE} here.")
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(path / MODEL_FILE), opts,
+                                                 providers=onnx_providers(device))
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise ModelLoadError(f"{path / MODEL_FILE}: cannot load: {exc}") from exc
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
+        self._tokenizer.enable_truncation(max_length)
+        self.max_length = max_length
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Embeddings, one row per text, unit length."""
+        rows = []
+        # Length-sorted batches waste less padding; the order is restored at the end.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for lo in range(0, len(order), batch_size):
+            idx = order[lo : lo + batch_size]
+            encs = self._tokenizer.encode_batch([texts[i] for i in idx])
+            t = max(len(e.ids) for e in encs)
+            ids = np.zeros((len(encs), t), np.int64)
+            mask = np.zeros_like(ids)
+            for r, e in enumerate(encs):
+                ids[r, : len(e.ids)] = e.ids
+                mask[r, : len(e.ids)] = 1
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            rows.append(self._session.run(None, feed)[0])
+        if not rows:
+            return np.zeros((0, 384), np.float32)
+        out = np.concatenate(rows)
+        result = np.empty_like(out)
+        result[np.asarray(order)] = out
+        return result
+
+
+class EmbeddingRetriever:
+    """A :class:`models.evidence.Retriever` ranking source sentences by embedding cosine."""
+
+    name = "minilm-embedding"
+
+    def __init__(self, embedder: SentenceEmbedder, cache_size: int = 32) -> None:
+        self._embedder = embedder
+        # Source embeddings of the last few documents: a document is ranked once per output,
+        # and several outputs of one source usually come together.
+        self._cache: dict[str, np.ndarray] = {}
+        self._cache_size = cache_size
+
+    def _source_vectors(self, source: ParsedText) -> np.ndarray:
+        hit = self._cache.get(source.text)
+        if hit is None or len(hit) != len(source.sentences):
+            hit = self._embedder.embed([s.text for s in source.sentences])
+            if len(self._cache) >= self._cache_size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[source.text] = hit
+        return hit
+
+    def rank(self, source: ParsedText, sentences: Sequence[Sentence]) -> list[list[float]]:
+        if not source.sentences or not sentences:
+            return [[] for _ in sentences]
+        src = self._source_vectors(source)
+        out = self._embedder.embed([s.text for s in sentences])
+        # Cosine similarity mapped to [0, 1] so that "relevant" keeps meaning "score > 0".
+        sims = (out @ src.T + 1.0) / 2.0
+        return sims.astype(float).tolist()
+
+
+@functools.cache
+def bundled_retriever(device: DevicePref = "auto") -> Any:
+    """The bundled embedding retriever when its files are installed, else None."""
+    if not bundled_available():
+        return None
+    return EmbeddingRetriever(SentenceEmbedder(BUNDLED_DIR, device=device))

@@ -1,0 +1,342 @@
+"""Quality measures of the checkers on held-out shared data, always beside the lexical baseline.
+
+``factdesk eval [--json] [--data DIR] [--limit N]`` calls :func:`main`. Measures:
+
+* arc level: accuracy and F1 (class "not entailed" = positive) on held-out auto-derived arcs;
+* XSumFaith token-level hallucination F1 against the annotators' majority (>= 2 of 3), on the
+  held-out documents; a word is flagged when all its arcs score below 0.5 (sentence checkers:
+  every word of a sentence scored below 0.5);
+* FRANK (valid): balanced accuracy of "Factuality == 1" with the threshold chosen by 5-fold
+  cross-validation, and FRANK's partial Pearson correlation with Factuality controlling for the
+  system and the dataset (both residualised on their one-hot codes);
+* SummEval: balanced accuracy of ``true_label`` (threshold by 5-fold cross-validation);
+* ranking accuracy: a faithful output scored above an unfaithful output of the same source
+  (ties count half), over every such pair of held-out sources.
+
+Only held-out data is used: the dev side of the fixed splits, and for FRANK, SummEval and
+Polytope every document that is not a training document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+Progress = Callable[[str], None]
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_WORK = REPO / "build" / "training"
+UNCHECKED = 0.5  # score given to a pair no sentence of which could be checked
+
+
+# ---- metrics (numpy only) ----
+
+
+def binary_f1(gold: Sequence[int], pred: Sequence[int]) -> tuple[float, float, float]:
+    """Precision, recall and F1 of class 1."""
+    g, p = np.asarray(gold, bool), np.asarray(pred, bool)
+    tp = float((g & p).sum())
+    prec = tp / p.sum() if p.sum() else 0.0
+    rec = tp / g.sum() if g.sum() else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return prec, rec, f1
+
+
+def balanced_accuracy(gold: Sequence[int], pred: Sequence[int]) -> float:
+    g, p = np.asarray(gold, bool), np.asarray(pred, bool)
+    tpr = (g & p).sum() / max(1, g.sum())
+    tnr = (~g & ~p).sum() / max(1, (~g).sum())
+    return float((tpr + tnr) / 2)
+
+
+def best_threshold(scores: np.ndarray, gold: np.ndarray) -> float:
+    cands = np.unique(scores)
+    best, best_ba = 0.5, -1.0
+    for t in cands:
+        ba = balanced_accuracy(gold, scores >= t)
+        if ba > best_ba:
+            best, best_ba = float(t), ba
+    return best
+
+
+def cv_balanced_accuracy(scores: Sequence[float], gold: Sequence[int], folds: int = 5,
+                         seed: int = 0) -> float:
+    """Balanced accuracy with the threshold chosen on the other folds (pooled predictions)."""
+    s, g = np.asarray(scores, float), np.asarray(gold, int)
+    order = np.random.default_rng(seed).permutation(len(s))
+    pred = np.zeros(len(s), bool)
+    for k in range(folds):
+        test = order[k::folds]
+        train = np.setdiff1d(order, test)
+        pred[test] = s[test] >= best_threshold(s[train], g[train])
+    return balanced_accuracy(g, pred)
+
+
+def partial_correlation(metric: Sequence[float], human: Sequence[float],
+                        confounders: Sequence[Sequence[str]]) -> float:
+    """Pearson correlation of the residuals after regressing both on one-hot confounders."""
+    cols = [np.ones(len(metric))]
+    for values in confounders:
+        levels = sorted(set(values))
+        for level in levels[1:]:
+            cols.append(np.array([v == level for v in values], float))
+    x = np.stack(cols, 1)
+
+    def residual(y: np.ndarray) -> np.ndarray:
+        beta, *_ = np.linalg.lstsq(x, y, rcond=None)
+        return y - x @ beta
+
+    a = residual(np.asarray(metric, float))
+    b = residual(np.asarray(human, float))
+    denom = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / denom) if denom else 0.0
+
+
+def ranking_accuracy(groups: dict[str, list[tuple[float, int]]]) -> tuple[float, int]:
+    """Share of (faithful, unfaithful) pairs of one source ordered right; ties count half."""
+    hits, n = 0.0, 0
+    for items in groups.values():
+        good = [s for s, y in items if y == 1]
+        bad = [s for s, y in items if y == 0]
+        for a in good:
+            for b in bad:
+                hits += 1.0 if a > b else 0.5 if a == b else 0.0
+                n += 1
+    return (hits / n if n else float("nan")), n
+
+
+# ---- running ----
+
+
+def _checkers(names: Sequence[str] | None) -> dict[str, Any]:
+    from models.registry import CHECKERS, default_checkers, load_checker
+
+    if names is None:
+        names = ["lexical"] + [n for n in default_checkers() if n != "lexical"]
+    elif "lexical" not in names:
+        names = ["lexical", *names]
+    return {n: load_checker(n, device="auto") for n in names if CHECKERS[n].available()}
+
+
+def _sample(items: list, limit: int | None, seed: int = 0) -> list:
+    if limit is None or len(items) <= limit:
+        return items
+    return random.Random(seed).sample(items, limit)
+
+
+def _held_out(records: list, train_prints: set[str]) -> list:
+    from models.training.examples import fingerprint
+
+    return [r for r in records if fingerprint(r.document) not in train_prints]
+
+
+def _score_records(records: Sequence[Any], checkers: dict[str, Any], cache: Any,
+                   progress: Progress | None, label: str) -> tuple[list[Any], dict[str, list[Any]]]:
+    from models.checkers.base import PairInput
+
+    docs = cache.parse([r.document for r in records])
+    outs = cache.parse([r.summary for r in records])
+    cache.save()
+    batch = [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
+    scores = {}
+    for name, checker in checkers.items():
+        t = time.monotonic()
+        scores[name] = checker.score(batch, batch_size=16)
+        if progress:
+            progress(f"{label}: {name} scored {len(batch)} pairs in {time.monotonic() - t:.0f}s")
+    return outs, scores
+
+
+def _pair_value(p: Any) -> float:
+    return UNCHECKED if p.score is None else float(p.score)
+
+
+def _arc_level(dev: Sequence[Any], checkers: dict[str, Any]) -> dict[str, dict[str, float]]:
+    rows = [(e, k, y) for e in dev for k, y in enumerate(e.arc_y) if y >= 0]
+    gold_bad = [1 - y for _, _, y in rows]
+    out = {}
+    for name, checker in checkers.items():
+        if name == "lexical":
+            pred_ok = [e.arc_known[k] for e, k, _ in rows]
+        elif checker.grain == "arc" and hasattr(checker, "_runner"):
+            preds = checker._runner.predict([(e.evidence, e.sentence, e.arcs) for e in dev])
+            by_ex = {id(e): p[0] for e, p in zip(dev, preds, strict=True)}
+            pred_ok = [(by_ex[id(e)][k] or 0.0) >= 0.5 for e, k, _ in rows]
+        else:
+            continue
+        pred_bad = [0 if ok else 1 for ok in pred_ok]
+        acc = float(np.mean([a == b for a, b in zip(gold_bad, pred_bad, strict=True)]))
+        _, _, f1 = binary_f1(gold_bad, pred_bad)
+        out[name] = {"accuracy": acc, "f1_not_entailed": f1, "balanced_accuracy": balanced_accuracy(gold_bad, pred_bad), "arcs": len(rows)}
+    return out
+
+
+def _token_f1(records: Sequence[Any], outs: Sequence[Any], scores: dict[str, list[Any]]) -> dict[str, dict[str, float]]:
+    from models.checkers.dae import flagged_words
+    from models.training.labels import majority_chars
+
+    result = {}
+    for name, pairs in scores.items():
+        gold, pred = [], []
+        for r, out, ps in zip(records, outs, pairs, strict=True):
+            marked = majority_chars(r.spans, 2)
+            arc_vals: dict[tuple[int, int], float] = {(a.sentence, a.arc): a.score for a in ps.arcs}
+            for s, ss in zip(out.sentences, ps.sentences, strict=True):
+                if ps.arcs or ps.checker == "lexical":
+                    vals = [arc_vals.get((s.index, k)) for k in range(len(s.arcs))]
+                    flagged = set(flagged_words(s, vals))
+                else:
+                    flagged = set(range(len(s.tokens))) if ss.score is not None and ss.score < 0.5 else set()
+                for t in s.tokens:
+                    if t.pos == "PUNCT":
+                        continue
+                    gold.append(int(any(t.start < b and a < t.end for a, b in marked)))
+                    pred.append(int(t.i in flagged))
+        p, rc, f1 = binary_f1(gold, pred)
+        result[name] = {"precision": p, "recall": rc, "f1": f1, "tokens": len(gold)}
+    return result
+
+
+def run_evaluation(data_dir: str | Path, *, checkers: Sequence[str] | None = None,
+                   limit: int | None = None, progress: Progress | None = None,
+                   work_dir: str | Path | None = None) -> dict[str, Any]:
+    """Run every measure; ``limit`` samples at most that many items per data set."""
+    from models.training import data as D
+    from models.training.examples import ParseCache, Plan, build_all, training_fingerprints
+
+    data_dir = Path(data_dir)
+    work = Path(work_dir) if work_dir is not None else DEFAULT_WORK
+    loaded = _checkers(checkers)
+    cache = ParseCache(work / "parse_cache.pkl")
+    started = time.monotonic()
+    result: dict[str, Any] = {"checkers": {n: f"{c.name} {c.version}" for n, c in loaded.items()},
+                              "limit": limit}
+
+    dev_path = work / "examples.pkl"
+    if dev_path.is_file():
+        with dev_path.open("rb") as fh:
+            dev = pickle.load(fh)["dev"]
+    else:
+        from models.arc_runtime import default_retriever
+        from models.encoding import load_tokenizer
+        from models.embedder import BUNDLED_DIR as EMB
+
+        tok = load_tokenizer(EMB / "tokenizer.json")
+        dev = build_all(data_dir, cache, Plan().scaled(0.35),
+                        count_tokens=lambda t: len(tok.encode(t, add_special_tokens=False).ids),
+                        retriever=default_retriever())["dev"]
+    dev = _sample(dev, limit)
+    result["arc_level"] = _arc_level(dev, loaded)
+    if progress:
+        progress("arc level done")
+
+    train_prints = training_fingerprints(data_dir)
+    xsum = _sample([r for r in D.read_xsumfaith(data_dir) if D.split_of(r.doc_id) == "dev"], limit)
+    outs, xs = _score_records(xsum, loaded, cache, progress, "xsumfaith")
+    result["xsumfaith_token"] = _token_f1(xsum, outs, xs)
+
+    frank = _sample(_held_out(D.read_frank(data_dir), train_prints), limit)
+    _, fs = _score_records(frank, loaded, cache, progress, "frank")
+    result["frank"] = {
+        name: {
+            "balanced_accuracy_cv": cv_balanced_accuracy([_pair_value(p) for p in ps], [r.faithful for r in frank]),
+            "partial_pearson": partial_correlation([_pair_value(p) for p in ps], [r.score for r in frank],
+                                                   [[r.system for r in frank], [r.extra["dataset"] for r in frank]]),
+            "n": len(frank),
+        } for name, ps in fs.items()}
+
+    summeval = _sample(_held_out(D.read_summeval(data_dir), train_prints), limit)
+    _, ss = _score_records(summeval, loaded, cache, progress, "summeval")
+    result["summeval"] = {name: {"balanced_accuracy_cv": cv_balanced_accuracy([_pair_value(p) for p in ps], [r.faithful for r in summeval]), "n": len(summeval)} for name, ps in ss.items()}
+
+    spans = [r for name in ("cliff_error_types", "goyal21_error_types") for r in D.read_aggrefact_spans(data_dir, name)]
+    spans = _sample([r for r in spans if D.split_of(r.doc_id) == "dev"], limit)
+    _, cs = _score_records(spans, loaded, cache, progress, "cliff+goyal21")
+    poly = _sample(_held_out(D.read_polytope(data_dir), train_prints), limit)
+    _, ps_ = _score_records(poly, loaded, cache, progress, "polytope")
+    ranking: dict[str, Any] = {}
+    for name in loaded:
+        per = {}
+        for label, recs, sc in (("xsumfaith", xsum, xs), ("frank", frank, fs), ("summeval", summeval, ss),
+                                ("cliff+goyal21", spans, cs), ("polytope", poly, ps_)):
+            groups: dict[str, list[tuple[float, int]]] = {}
+            for r, p in zip(recs, sc[name], strict=True):
+                if r.faithful is not None:
+                    groups.setdefault(f"{r.dataset}:{r.doc_id}", []).append((_pair_value(p), r.faithful))
+            per[label] = ranking_accuracy(groups)
+        hits = sum(a * n for a, n in per.values() if n)
+        total = sum(n for _, n in per.values())
+        ranking[name] = {"all": (hits / total if total else float("nan"), total), **per}
+    result["ranking"] = ranking
+    result["seconds"] = round(time.monotonic() - started)
+    return result
+
+
+def format_tables(result: dict[str, Any]) -> str:
+    """The result as plain-text tables, one row per checker."""
+    names = list(result["checkers"])
+    lines = []
+
+    def table(title: str, cols: list[str], rows: list[list[str]]) -> None:
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+        lines.append(title)
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
+        lines.append("  ".join("-" * w for w in widths))
+        lines.extend("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows)
+        lines.append("")
+
+    def pct(x: float | None) -> str:
+        return "—" if x is None or x != x else f"{100 * x:.1f}"
+
+    arc = result["arc_level"]
+    xs = result["xsumfaith_token"]
+    fr = result["frank"]
+    se = result["summeval"]
+    rows = []
+    for n in names:
+        a = arc.get(n, {})
+        rows.append([n, pct(a.get("accuracy")), pct(a.get("f1_not_entailed")), pct(xs[n]["f1"]),
+                     pct(fr[n]["balanced_accuracy_cv"]), f"{fr[n]['partial_pearson']:.3f}",
+                     pct(se[n]["balanced_accuracy_cv"]), pct(result["ranking"][n]["all"][0])])
+    any_n = names[0]
+    note = "" if result.get("limit") is None else f" (sampled: at most {result['limit']} items per set)"
+    table(f"Quality on held-out shared data{note}",
+          ["checker", f"arc acc (n={arc.get(any_n, {}).get('arcs', arc[next(iter(arc))]['arcs'] if arc else 0)})",
+           "arc F1 (not ent.)", f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
+           f"FRANK BA-cv (n={fr[any_n]['n']})", "FRANK partial r", f"SummEval BA-cv (n={se[any_n]['n']})",
+           f"ranking (pairs={result['ranking'][any_n]['all'][1]})"], rows)
+    sets = [k for k in result["ranking"][any_n] if k != "all"]
+    table("Ranking accuracy by set (faithful above unfaithful, same source)",
+          ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
+          [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names])
+    lines.append("checkers: " + "; ".join(f"{k} = {v}" for k, v in result["checkers"].items()))
+    lines.append(f"evaluation time: {result.get('seconds', 0)} s")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``factdesk eval [--json] [--data DIR] [--limit N]``."""
+    from models.training.data import default_data_dir
+
+    parser = argparse.ArgumentParser(prog="factdesk eval")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--data", type=Path, default=default_data_dir())
+    parser.add_argument("--limit", type=int, default=None, help="at most N items per data set")
+    parser.add_argument("--checkers", nargs="*", default=None)
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    log = None if args.json else (lambda m: print(m, file=sys.stderr, flush=True))
+    result = run_evaluation(args.data, checkers=args.checkers, limit=args.limit, progress=log)
+    print(json.dumps(result, indent=2) if args.json else format_tables(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

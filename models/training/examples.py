@@ -1,0 +1,314 @@
+"""Training and held-out examples: (evidence, output sentence, arcs, arc labels, support label).
+
+Inputs are made exactly as at inference: texts are parsed with the pipeline's own
+:func:`models.parsing.parse_many` (arcs from :mod:`models.arcs`), and summary evidence comes
+from :func:`models.evidence.build_windows` with the model's token counter and the embedding
+retriever. Parses are cached on disk (a pickle under the work directory) between runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.document import ParsedText, Sentence
+from models.encoding import ArcSlot
+from models.evidence import Retriever, build_windows
+from models.training import labels as L
+from models.training.data import SummaryRecord, TextPair, read_aggrefact_spans, read_factcc, read_pairs, read_xsumfaith, split_of
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One model input with its labels (-1 = unknown).
+
+    ``arc_known`` is the lexical baseline's verdict for each arc (same key in the evidence),
+    kept so the baseline is measured on exactly the same arcs.
+    """
+
+    kind: str
+    source: str
+    split: str
+    evidence: str
+    sentence: str
+    arcs: tuple[ArcSlot, ...]
+    arc_y: tuple[int, ...]
+    support: int
+    arc_known: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many items of each kind to use (train side; dev gets a quarter of each)."""
+
+    snli: int = 3500
+    mnli: int = 3500
+    rte: int = 1000
+    mrpc: int = 2500
+    paws: int = 3000
+    corrupt_pairs: int = 5000
+    doc_sentences: int = 2
+    max_length: int = 256
+    seed: int = 13
+
+    def scaled(self, factor: float) -> Plan:
+        f = max(factor, 0.0)
+        return Plan(int(self.snli * f), int(self.mnli * f), int(self.rte * f), int(self.mrpc * f),
+                    int(self.paws * f), int(self.corrupt_pairs * f), self.doc_sentences,
+                    self.max_length, self.seed)
+
+
+class ParseCache:
+    """Parsed texts keyed by content hash, saved as one pickle."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._data: dict[str, ParsedText] = {}
+        if path is not None and path.is_file():
+            with path.open("rb") as fh:
+                self._data = pickle.load(fh)
+        self._dirty = False
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+    def parse(self, texts: Sequence[str], log: Log | None = None) -> list[ParsedText]:
+        from models.parsing import parse_many
+
+        todo = list(dict.fromkeys(t for t in texts if self._key(t) not in self._data))
+        if todo:
+            if log:
+                log(f"parsing {len(todo)} texts")
+            for text, parsed in zip(todo, parse_many(todo, batch_size=64), strict=True):
+                self._data[self._key(text)] = parsed
+            self._dirty = True
+        return [self._data[self._key(t)] for t in texts]
+
+    def save(self) -> None:
+        if self.path is not None and self._dirty:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("wb") as fh:
+                pickle.dump(self._data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self._dirty = False
+
+
+def fingerprint(document: str) -> str:
+    """A tokenisation- and case-proof identity for a source document."""
+    return re.sub(r"[^a-z0-9]", "", document.lower())[:300]
+
+
+def slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
+    """Arc positions relative to the sentence text, as the model sees them."""
+    off = sentence.start
+    return tuple(ArcSlot((a.head_start - off, a.head_end - off), (a.child_start - off, a.child_end - off),
+                         a.label) for a in sentence.arcs)
+
+
+def _example(kind: str, source: str, split: str, evidence: str, sentence: Sentence,
+             arc_y: Sequence[int], support: int, known: set) -> Example | None:
+    if support < 0 and all(y < 0 for y in arc_y):
+        return None
+    return Example(kind, source, split, evidence, sentence.text, slots(sentence), tuple(arc_y),
+                   support, tuple(a.key in known for a in sentence.arcs))
+
+
+def _pick_pairs(pairs: Sequence[TextPair], plan: Plan, split: str, rng: random.Random) -> list[TextPair]:
+    quota = {"snli": plan.snli, "mnli": plan.mnli, "rte": plan.rte, "msrp": plan.mrpc,
+             "paws": plan.paws, "wanli": 100}
+    if split == "dev":
+        quota = {k: v // 4 for k, v in quota.items()}
+    chosen = []
+    for key, n in quota.items():
+        group = [p for p in pairs if key in p.source and split_of(p.source + p.group) == split]
+        rng.shuffle(group)
+        chosen.extend(group[:n])
+    return chosen
+
+
+def pair_examples(pairs: Sequence[TextPair], cache: ParseCache, plan: Plan, split: str,
+                  rng: random.Random, log: Log | None = None) -> list[Example]:
+    """NLI/paraphrase examples, their corruptions and span deletions."""
+    chosen = _pick_pairs(pairs, plan, split, rng)
+    prem = cache.parse([p.premise for p in chosen], log)
+    hyp = cache.parse([p.hypothesis for p in chosen], log)
+    pool = L.word_pool(prem + hyp, L.SWAP_POS + L.ENTITY_POS, seed=plan.seed)
+    out: list[Example] = []
+    bases = []
+    for p, pp, hp in zip(chosen, prem, hyp, strict=True):
+        positive = p.label in {"entailment", "paraphrase"}
+        para = p.label == "paraphrase"
+        known = L.arc_keys(pp)
+        for s in hp.sentences:
+            if positive:
+                y = L.pair_labels(pp, s, paraphrase=para)
+                support = 1
+            else:
+                y = [-1] * len(s.arcs)
+                support = 0 if len(hp.sentences) == 1 else -1
+            ex = _example("pair", p.source, split, p.premise, s, y, support, known)
+            if ex:
+                out.append(ex)
+        if positive and len(hp.sentences) == 1 and hp.sentences[0].arcs:
+            bases.append((p, pp, hp))
+    rng.shuffle(bases)
+    n_corrupt = plan.corrupt_pairs if split == "train" else plan.corrupt_pairs // 4
+    edits: list[tuple[str, str, TextPair, ParsedText, ParsedText, list]] = []
+    for n, (p, pp, hp) in enumerate(bases[:n_corrupt]):
+        s = hp.sentences[0]
+        local = {"PROPN": [], "NUM": []}
+        for ps in pp.sentences:
+            for t in ps.tokens:
+                if t.pos in local:
+                    local[t.pos].append(t.text)
+        kind = ("swap", "entity", "negation", "deletion")[n % 4]
+        if kind == "deletion":
+            reduced = L.delete_span(pp, s, rng)
+            if reduced:
+                edits.append(("deletion", reduced, p, pp, hp, []))
+            continue
+        if kind == "entity":
+            res = L.swap_entity(s, {k: v or pool.get(k, []) for k, v in local.items()}, rng)
+        elif kind == "negation":
+            res = L.negate(s)
+        else:
+            res = L.swap_word(s, pool, rng)
+        if res is None:
+            res = L.swap_word(s, pool, rng)
+            kind = "swap"
+        if res is not None:
+            edits.append((kind, res[0], p, pp, hp, res[1]))
+    parsed = cache.parse([e[1] for e in edits], log)
+    for (kind, text, p, pp, hp, changed), ep in zip(edits, parsed, strict=True):
+        if kind == "deletion":
+            s = hp.sentences[0]
+            y = L.deletion_labels(s, pp, ep)
+            if 0 not in y:
+                continue
+            ex = _example("deletion", p.source, split, text, s, y, 0, L.arc_keys(ep))
+        else:
+            if len(ep.sentences) != 1:
+                continue
+            s = ep.sentences[0]
+            y = L.edit_labels(s, changed, L.arc_keys(pp), all_supported=p.label == "paraphrase")
+            if 0 not in y:
+                continue
+            ex = _example(kind, p.source, split, p.premise, s, y, 0, L.arc_keys(pp))
+        if ex:
+            out.append(ex)
+    return out
+
+
+def summary_examples(records: Sequence[SummaryRecord], cache: ParseCache, split: str,
+                     *, max_length: int, count_tokens: Callable[[str], int],
+                     retriever: Retriever | None, log: Log | None = None) -> list[Example]:
+    """Summary sentences with human span labels (arcs) and summary labels (support)."""
+    chosen = [r for r in records if split_of(r.doc_id) == split]
+    docs = cache.parse([r.document for r in chosen], log)
+    outs = cache.parse([r.summary for r in chosen], log)
+    out: list[Example] = []
+    for r, doc, summ in zip(chosen, docs, outs, strict=True):
+        windows = build_windows(doc, summ.sentences, max_tokens=max_length,
+                                count_tokens=count_tokens, retriever=retriever)
+        for s, ev in zip(summ.sentences, windows, strict=True):
+            if ev.not_checked is not None:
+                continue
+            known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
+            if r.spans is not None:
+                majority = 2 if len(r.spans) >= 3 else 1
+                y = L.span_labels(s, r.spans, majority)
+                marked = L.majority_chars(r.spans, majority)
+                touched = any(L._overlaps((s.start, s.end), m) for m in marked)
+                anyspan = any(L._overlaps((s.start, s.end), m) for w in r.spans for m in w)
+                support = 0 if touched else (1 if not anyspan else -1)
+            else:
+                y = [-1] * len(s.arcs)
+                support = r.faithful if (len(summ.sentences) == 1 or r.faithful == 1) else -1
+                support = -1 if support is None else support
+            ex = _example("summary", r.dataset, split, ev.text, s, y, support, known)
+            if ex:
+                out.append(ex)
+    return out
+
+
+def document_corruptions(records: Sequence[SummaryRecord], cache: ParseCache, split: str,
+                         *, per_doc: int, max_length: int, count_tokens: Callable[[str], int],
+                         retriever: Retriever | None, rng: random.Random,
+                         log: Log | None = None) -> list[Example]:
+    """Corrupt real source sentences; evidence is the retrieved window around the original."""
+    seen, docs = set(), []
+    for r in records:
+        if split_of(r.doc_id) == split and r.doc_id not in seen:
+            seen.add(r.doc_id)
+            docs.append(r.document)
+    parsed = cache.parse(docs, log)
+    pool = L.word_pool(parsed, L.SWAP_POS + L.ENTITY_POS, seed=7)
+    edits = []
+    for doc in parsed:
+        cands = [s for s in doc.sentences if 3 <= len(s.arcs) and len(s.tokens) <= 40]
+        rng.shuffle(cands)
+        local = {"PROPN": [t.text for s in doc.sentences for t in s.tokens if t.pos == "PROPN"],
+                 "NUM": [t.text for s in doc.sentences for t in s.tokens if t.pos == "NUM"]}
+        for n, s in enumerate(cands[:per_doc]):
+            kind = ("entity", "swap", "negation")[(n + len(edits)) % 3]
+            res = (L.swap_entity(s, local, rng) if kind == "entity" else
+                   L.negate(s) if kind == "negation" else L.swap_word(s, pool, rng))
+            if res is None:
+                kind, res = "swap", L.swap_word(s, pool, rng)
+            if res is not None:
+                edits.append((kind, doc, s, res))
+    parsed_edits = cache.parse([e[3][0] for e in edits], log)
+    out = []
+    for (kind, doc, s, (_, changed)), ep in zip(edits, parsed_edits, strict=True):
+        if len(ep.sentences) != 1:
+            continue
+        hyp = ep.sentences[0]
+        ev = build_windows(doc, [hyp], max_tokens=max_length, count_tokens=count_tokens,
+                           retriever=retriever)[0]
+        if ev.not_checked is not None or s.index not in ev.sentence_indices:
+            continue
+        known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
+        y = L.edit_labels(hyp, changed, known, all_supported=True)
+        if 0 not in y:
+            continue
+        ex = _example(f"doc-{kind}", "summaries/documents", split, ev.text, hyp, y, 0, known)
+        if ex:
+            out.append(ex)
+    return out
+
+
+def span_records(data_dir: Path) -> list[SummaryRecord]:
+    """Summary files used for training: span-labelled sets and FactCC claims."""
+    return (read_xsumfaith(data_dir) + read_aggrefact_spans(data_dir, "cliff_error_types")
+            + read_aggrefact_spans(data_dir, "goyal21_error_types") + read_factcc(data_dir))
+
+
+def build_all(data_dir: Path, cache: ParseCache, plan: Plan, *, count_tokens: Callable[[str], int],
+              retriever: Retriever | None, log: Log | None = None) -> dict[str, list[Example]]:
+    """Every example, split into ``train`` and ``dev``."""
+    rng = random.Random(plan.seed)
+    pairs = read_pairs(data_dir)
+    records = span_records(data_dir)
+    out = {}
+    for split in ("train", "dev"):
+        ex = pair_examples(pairs, cache, plan, split, rng, log)
+        ex += summary_examples(records, cache, split, max_length=plan.max_length,
+                               count_tokens=count_tokens, retriever=retriever, log=log)
+        ex += document_corruptions(records, cache, split, per_doc=plan.doc_sentences,
+                                   max_length=plan.max_length, count_tokens=count_tokens,
+                                   retriever=retriever, rng=rng, log=log)
+        cache.save()
+        out[split] = ex
+    return out
+
+
+def training_fingerprints(data_dir: Path) -> set[str]:
+    """Fingerprints of every source document on the training side (to keep eval held out)."""
+    return {fingerprint(r.document) for r in span_records(data_dir) if split_of(r.doc_id) == "train"}

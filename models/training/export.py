@@ -1,0 +1,125 @@
+"""ONNX export and int8 dynamic quantisation of the arc/support model and the embedder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from models.arc_model import CONFIG_FILE, INPUT_NAMES, ONNX_FILE, OUTPUT_NAMES, TOKENIZER_FILE
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha1()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def _export(module: Any, args: tuple, path: Path, inputs: list[str], outputs: list[str],
+            dynamic: dict[str, dict[int, str]]) -> None:
+    import warnings
+
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The TorchScript-based exporter handles named dynamic axes (batch, length, arc count)
+    # without shape guards; its deprecation notice and tracer warnings are expected here.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, args, str(path), input_names=inputs, output_names=outputs,
+                          dynamic_axes=dynamic, opset_version=17, dynamo=False)
+
+
+def quantize_int8(src: Path, dst: Path) -> None:
+    """Dynamic int8 quantisation of MatMul/Gemm weights and of the embedding Gathers.
+
+    The word-embedding matrix alone is ~47 MB in fp32; quantising the Gather keeps it at ~12 MB.
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8,
+                     op_types_to_quantize=["MatMul", "Gemm", "Gather"],
+                     extra_options={"EnableSubgraph": False})
+
+
+def export_arc_model(module: Any, config: dict[str, Any], tokenizer_json: Path, out_dir: Path,
+                     *, quantize: bool = True) -> Path:
+    """Write ``model.onnx`` (int8 unless ``quantize`` is False), tokenizer and config.
+
+    The config's ``version`` becomes the ONNX file's content hash, so scores from new weights
+    are told apart from old ones.
+    """
+    import torch
+
+    module = module.eval().cpu()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ids = torch.randint(1000, 2000, (2, 24))
+    args = (ids, torch.ones_like(ids), torch.zeros_like(ids), torch.tensor([[1, 2, 3], [4, 5, 0]]),
+            torch.tensor([[2, 3, 1], [6, 7, 0]]), torch.tensor([[1, 2, 3], [4, 0, 0]]))
+    dynamic = {n: {0: "batch", 1: "seq" if n in INPUT_NAMES[:3] else "arcs"} for n in INPUT_NAMES}
+    dynamic.update({"arc_prob": {0: "batch", 1: "arcs"}, "support_prob": {0: "batch"}})
+    fp32 = out_dir / "model.fp32.onnx"
+    _export(module, args, fp32, list(INPUT_NAMES), list(OUTPUT_NAMES), dynamic)
+    final = out_dir / ONNX_FILE
+    if quantize:
+        quantize_int8(fp32, final)
+        fp32.unlink()
+    else:
+        fp32.replace(final)
+    _drop_external_data(out_dir)
+    shutil.copyfile(tokenizer_json, out_dir / TOKENIZER_FILE)
+    config = dict(config, version=file_hash(final), onnx_int8=quantize)
+    (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return final
+
+
+def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> Path:
+    """Export all-MiniLM-L6-v2 with mean pooling and L2 normalisation inside the graph."""
+    import torch
+    from transformers import AutoModel
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    encoder = AutoModel.from_pretrained(str(base_dir), local_files_only=True).eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                  token_type_ids=token_type_ids).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(states.dtype)
+            pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=-1)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ids = torch.randint(1000, 2000, (2, 12))
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dynamic = {n: {0: "batch", 1: "seq"} for n in names} | {"embedding": {0: "batch"}}
+    fp32 = out_dir / "model.fp32.onnx"
+    _export(Pooled().eval(), (ids, torch.ones_like(ids), torch.zeros_like(ids)), fp32, names,
+            ["embedding"], dynamic)
+    final = out_dir / "model.onnx"
+    if quantize:
+        quantize_int8(fp32, final)
+        fp32.unlink()
+    else:
+        fp32.replace(final)
+    _drop_external_data(out_dir)
+    shutil.copyfile(base_dir / "tokenizer.json", out_dir / "tokenizer.json")
+    (out_dir / "config.json").write_text(json.dumps({
+        "kind": "factdesk-embedder", "base": "sentence-transformers/all-MiniLM-L6-v2",
+        "pooling": "mean, L2-normalised", "version": file_hash(final), "onnx_int8": quantize,
+    }, indent=2), encoding="utf-8")
+    return final
+
+
+def _drop_external_data(out_dir: Path) -> None:
+    for f in out_dir.glob("*.data"):
+        f.unlink()

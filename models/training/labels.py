@@ -1,0 +1,244 @@
+"""Arc and sentence labels derived automatically, as the DAE paper derives them and more.
+
+Label values: 1 = entailed, 0 = not entailed, -1 = unknown (left out of the loss).
+
+* Positives from entailed or paraphrase pairs: an arc of an NLI-entailed hypothesis is entailed
+  when the same (head lemma, label, child lemma) arc occurs in the premise; every arc of a gold
+  paraphrase (MRPC/PAWS positive) is entailed.
+* Negatives from corruptions of real sentences (same-POS word swap, entity/number swap, negation):
+  arcs touching the changed words are not entailed; the other arcs keep the label they had.
+* Span deletion: a span is removed from the premise; hypothesis arcs that were supported and lose
+  their support (the arc and one of its words vanish from the premise) become not entailed.
+* Human spans (XSumFaith, CLIFF, Goyal'21): arcs with a word inside a span marked by the
+  annotators' majority are not entailed; arcs wholly outside every annotator's spans are
+  entailed; arcs touching a minority-only span are unknown.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from models.document import Arc, ParsedText, Sentence, Token
+
+Span = tuple[int, int]
+
+SWAP_POS = ("NOUN", "VERB", "ADJ", "ADV")
+ENTITY_POS = ("PROPN", "NUM")
+
+
+def arc_keys(parsed: ParsedText) -> set[tuple[str, str, str]]:
+    return {a.key for a in parsed.arcs}
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def arc_touches(arc: Arc, spans: Sequence[Span]) -> bool:
+    """Whether the arc's head or child word overlaps any of the character spans."""
+    words = ((arc.head_start, arc.head_end), (arc.child_start, arc.child_end))
+    return any(_overlaps(w, s) for w in words for s in spans)
+
+
+def pair_labels(premise: ParsedText, hypothesis: Sentence, *, paraphrase: bool) -> list[int]:
+    """Labels of a hypothesis sentence entailed by (or paraphrasing) its premise."""
+    if paraphrase:
+        return [1] * len(hypothesis.arcs)
+    known = arc_keys(premise)
+    return [1 if a.key in known else -1 for a in hypothesis.arcs]
+
+
+def edit_labels(edited: Sentence, changed: Sequence[Span], supported: set[tuple[str, str, str]],
+                all_supported: bool = False) -> list[int]:
+    """Labels of a corrupted sentence: arcs touching a changed span are not entailed.
+
+    Args:
+        edited: the corrupted sentence, re-parsed (offsets in its own text).
+        changed: character spans of the edit in that text.
+        supported: arc keys known to be entailed by the evidence.
+        all_supported: every untouched arc is entailed (the base was a gold paraphrase).
+    """
+    out = []
+    for a in edited.arcs:
+        if arc_touches(a, changed):
+            out.append(0)
+        elif all_supported or a.key in supported:
+            out.append(1)
+        else:
+            out.append(-1)
+    return out
+
+
+def deletion_labels(hypothesis: Sentence, before: ParsedText, after: ParsedText) -> list[int]:
+    """Labels after a span was deleted from the premise (``before`` -> ``after``)."""
+    had, has = arc_keys(before), arc_keys(after)
+    lemmas = {t.lemma for s in after.sentences for t in s.tokens}
+    out = []
+    for a in hypothesis.arcs:
+        if a.key in has:
+            out.append(1)
+        elif a.key in had and (a.head_lemma not in lemmas or a.child_lemma not in lemmas):
+            out.append(0)
+        else:
+            out.append(-1)
+    return out
+
+
+def span_labels(sentence: Sentence, annotators: Sequence[Sequence[Span]], majority: int) -> list[int]:
+    """Labels from human hallucination spans (character offsets into the whole summary).
+
+    Args:
+        sentence: a summary sentence (offsets into the summary text).
+        annotators: each annotator's spans.
+        majority: how many annotators must cover a character for it to count as hallucinated.
+    """
+    marked = [s for spans in annotators for s in spans]
+    majority_spans = majority_chars(annotators, majority)
+    out = []
+    for a in sentence.arcs:
+        if arc_touches(a, majority_spans):
+            out.append(0)
+        elif arc_touches(a, marked):
+            out.append(-1)
+        else:
+            out.append(1)
+    return out
+
+
+def majority_chars(annotators: Sequence[Sequence[Span]], majority: int) -> list[Span]:
+    """Character runs covered by at least ``majority`` annotators."""
+    counts: dict[int, int] = {}
+    for spans in annotators:
+        covered = {i for a, b in spans for i in range(a, b)}
+        for i in covered:
+            counts[i] = counts.get(i, 0) + 1
+    hits = sorted(i for i, c in counts.items() if c >= majority)
+    runs: list[Span] = []
+    for i in hits:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
+# ---- corruptions: each returns (new text, changed spans in the new text) or None ----
+
+
+def _replace(text: str, offset: int, tok: Token, new: str) -> tuple[str, list[Span]]:
+    a, b = tok.start - offset, tok.end - offset
+    return text[:a] + new + text[b:], [(a, a + len(new))]
+
+
+def _arc_words(sentence: Sentence) -> set[int]:
+    return {i for a in sentence.arcs for i in (a.head, a.child)}
+
+
+def swap_word(sentence: Sentence, pool: dict[str, list[str]], rng: random.Random,
+              pos: Sequence[str] = SWAP_POS) -> tuple[str, list[Span]] | None:
+    """Replace one content word by another word of the same part of speech."""
+    used = _arc_words(sentence)
+    cands = [t for t in sentence.tokens if t.pos in pos and t.i in used and t.text.isalpha()]
+    if not cands:
+        return None
+    tok = rng.choice(cands)
+    options = [w for w in pool.get(tok.pos, ()) if w.lower() != tok.text.lower()]
+    if not options:
+        return None
+    new = rng.choice(options)
+    if tok.text[:1].isupper() and tok.pos != "PROPN":
+        new = new[:1].upper() + new[1:]
+    return _replace(sentence.text, sentence.start, tok, new)
+
+
+def swap_entity(sentence: Sentence, pool: dict[str, list[str]], rng: random.Random
+                ) -> tuple[str, list[Span]] | None:
+    """Replace a proper noun or number by another one (from the same document when possible)."""
+    used = _arc_words(sentence)
+    cands = [t for t in sentence.tokens if t.pos in ENTITY_POS and t.i in used]
+    if not cands:
+        return None
+    tok = rng.choice(cands)
+    options = [w for w in pool.get(tok.pos, ()) if w.lower() != tok.text.lower()]
+    if not options:
+        if tok.pos == "NUM" and tok.text.replace(",", "").isdigit():
+            value = int(tok.text.replace(",", ""))
+            options = [str(value + rng.choice([-3, -2, -1, 1, 2, 5, 10]) * max(1, value // 10))]
+        else:
+            return None
+    return _replace(sentence.text, sentence.start, tok, rng.choice(options))
+
+
+def negate(sentence: Sentence) -> tuple[str, list[Span]] | None:
+    """Negate the main verb (``is`` -> ``is not``, ``went`` -> ``did not go``)."""
+    toks = sentence.tokens
+    root = next((t for t in toks if t.dep == "ROOT"), None)
+    if root is None or any(t.dep == "neg" and t.head == root.i for t in toks):
+        return None
+    text, off = sentence.text, sentence.start
+    aux = [t for t in toks if t.head == root.i and t.dep in {"aux", "auxpass"} and t.i < root.i]
+    if aux:
+        at = aux[0].end - off
+        new = text[:at] + " not" + text[at:]
+        return new, [(at + 1, at + 4)]
+    if root.lemma == "be" or root.pos == "AUX":
+        at = root.end - off
+        return text[:at] + " not" + text[at:], [(at + 1, at + 4)]
+    if root.pos == "VERB" and root.text.isalpha():
+        verb = root.lemma
+        aux_word = "did" if root.text.lower().endswith("ed") or root.text.lower() != verb else "do"
+        if root.text.lower().endswith("s") and not root.text.lower().endswith("ss"):
+            aux_word = "does"
+        if root.text.lower().endswith("ed"):
+            aux_word = "did"
+        new_words = f"{aux_word} not {verb}"
+        a = root.start - off
+        return text[:a] + new_words + text[root.end - off :], [(a, a + len(new_words))]
+    return None
+
+
+def delete_span(premise: ParsedText, hypothesis: Sentence, rng: random.Random) -> str | None:
+    """The premise with the subtree of one word that supports a hypothesis arc removed."""
+    known = {a.key: a for a in premise.arcs}
+    supported = [known[a.key] for a in hypothesis.arcs if a.key in known]
+    if not supported:
+        return None
+    arc = rng.choice(supported)
+    sent = premise.sentences[arc.sentence]
+    target = arc.child
+    # The child's subtree: every token whose head chain reaches it (contiguous for
+    # projective parses; we take the covering range).
+    inside = {target}
+    changed = True
+    while changed:
+        changed = False
+        for t in sent.tokens:
+            if t.i not in inside and t.head in inside and t.head != t.i:
+                inside.add(t.i)
+                changed = True
+    lo, hi = min(inside), max(inside)
+    if hi - lo + 1 >= len(sent.tokens) - 1:
+        return None
+    a, b = sent.tokens[lo].start, sent.tokens[hi].end
+    text = premise.text
+    out = (text[:a].rstrip() + " " + text[b:].lstrip()).strip()
+    return out or None
+
+
+def word_pool(parsed: Sequence[ParsedText], pos: Sequence[str], per_pos: int = 3000,
+              seed: int = 0) -> dict[str, list[str]]:
+    """Frequent-enough alphabetic words per part of speech, for same-POS swaps."""
+    seen: dict[str, dict[str, None]] = {p: {} for p in pos}
+    for doc in parsed:
+        for s in doc.sentences:
+            for t in s.tokens:
+                if t.pos in seen and (t.text.isalpha() or t.pos == "NUM"):
+                    seen[t.pos].setdefault(t.text, None)
+    rng = random.Random(seed)
+    out = {}
+    for p, words in seen.items():
+        items = list(words)
+        rng.shuffle(items)
+        out[p] = items[:per_pos]
+    return out

@@ -1,0 +1,183 @@
+"""Window benchmarks; prints figures, asserts nothing.
+
+    QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_gui.py [--pairs 10000] [--keys 200]
+
+1. open a 10k-pair project and show the first pair (target < 1 s);
+2. longest event-loop stall while analysis runs (target p99 < 50 ms);
+3. keypress to committed judgment (target < 20 ms).
+
+The 10k-pair project is made by exporting the analysed demo project and importing its records
+(with their analysis) again under new ids, so no 10k-pair analysis is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+class _Ctx:
+    def progress(self, *_a: object) -> None: ...
+    def partial(self, *_a: object) -> None: ...
+    def should_stop(self) -> bool:
+        return False
+
+
+def make_big(workdir: Path, pairs: int) -> Path:
+    from app.gui.jobs import DemoRequest, build_demo
+    from app.io.exporter import export
+    from app.io.importer import import_file
+    from app.store import Project
+
+    big = workdir / f"big{pairs}.factdesk"
+    if big.exists():
+        return big
+    demo = Path(build_demo(DemoRequest(str(workdir / "demo.factdesk")), _Ctx()))  # type: ignore[arg-type]
+    exported = workdir / "demo_export.jsonl"
+    with Project.open(demo) as p:
+        export(p, exported)
+    records = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    many = workdir / f"many{pairs}.jsonl"
+    with open(many, "w", encoding="utf-8") as fh:
+        for n in range(pairs):
+            rec = dict(records[n % len(records)])
+            rec["id"] = f"p{n:06d}"
+            # distinct outputs, so that content hashes differ and no record is a duplicate
+            rec["output"] = rec["output"] + " " * (n // len(records))
+            fh.write(json.dumps(rec) + "\n")
+    with Project.create(big) as p:
+        import_file(p, many)
+    return big
+
+
+def bench_open(app, big: Path, settings) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    from app.gui.main import MainWindow
+
+    t0 = time.perf_counter()
+    w = MainWindow(settings)
+    w.show()
+    w.open_project(big)
+    app.processEvents()
+    t1 = time.perf_counter()
+    assert w.bundle is not None
+    return t1 - t0, w
+
+
+def bench_keys(app, w, n: int) -> list[float]:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    times = []
+    for i in range(n):
+        k = Qt.Key.Key_A if i % 2 == 0 else Qt.Key.Key_X
+        before = w.undo_stack.count()
+        t0 = time.perf_counter()
+        QTest.keyClick(w.output_view, k)  # returns once the judgment is committed and drawn
+        times.append(time.perf_counter() - t0)
+        assert w.undo_stack.count() == before + 1
+        app.processEvents()
+    return times
+
+
+def bench_stall(app, workdir: Path, settings, pairs: int) -> tuple[list[float], float]:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QTimer
+
+    from app.gui.main import MainWindow
+    from app.io.importer import import_file
+    from app.paths import demo_pairs_file
+    from app.store import Project
+
+    lines = demo_pairs_file().read_text(encoding="utf-8").splitlines()
+    src = workdir / "stall.jsonl"
+    with open(src, "w", encoding="utf-8") as fh:
+        for n in range(pairs):
+            rec = json.loads(lines[n % len(lines)])
+            rec["id"] = f"s{n}"
+            rec["output"] += " " * (n // len(lines))
+            fh.write(json.dumps(rec) + "\n")
+    path = workdir / f"stall{time.time_ns()}.factdesk"
+    with Project.create(path) as p:
+        import_file(p, src)
+    w = MainWindow(settings)
+    w.show()
+    w.open_project(path)
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer(interval=5)
+    timer.timeout.connect(tick)
+    timer.start()
+    t0 = time.perf_counter()
+    w.start_analysis(["lexical"], device="cpu")
+    while w.runner.is_busy("model"):
+        app.processEvents()
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - t0
+    timer.stop()
+    w.close()
+    # a gap longer than the timer interval is time the loop could not run
+    return [max(0.0, g - 0.005) for g in gaps], elapsed
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=10000)
+    ap.add_argument("--keys", type=int, default=200)
+    ap.add_argument("--analysis-pairs", type=int, default=96)
+    ap.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "factdesk-bench"))
+    args = ap.parse_args()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.settings import Settings
+
+    app = QApplication(sys.argv[:1])
+    settings = Settings.at(str(workdir / "settings.ini"))
+    t = time.perf_counter()
+    big = make_big(workdir, args.pairs)
+    print(f"setup: {args.pairs}-pair project ready in {time.perf_counter() - t:.1f} s ({big})")
+
+    secs, w = bench_open(app, big, settings)
+    print(
+        f"open {args.pairs}-pair project and show first pair: {secs * 1000:.0f} ms (target < 1000 ms)"
+    )
+    keys = bench_keys(app, w, args.keys)
+    print(
+        f"keypress to committed judgment ({args.keys} keys, {args.pairs}-pair project): "
+        f"median {statistics.median(keys) * 1000:.1f} ms, p95 {pct(keys, 0.95) * 1000:.1f} ms, "
+        f"max {max(keys) * 1000:.1f} ms (target < 20 ms)"
+    )
+    w.close()
+    stalls, elapsed = bench_stall(app, workdir, settings, args.analysis_pairs)
+    print(
+        f"event-loop stall during analysis ({args.analysis_pairs} pairs, lexical, {elapsed:.1f} s, "
+        f"{len(stalls)} ticks): p99 {pct(stalls, 0.99) * 1000:.1f} ms, "
+        f"max {max(stalls) * 1000:.1f} ms (target p99 < 50 ms)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""The DAE and support checkers on a tiny model; the retriever; the bundled files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.checkers.base import PairInput
+from models.document import ParsedText, Sentence
+
+parsing = pytest.importorskip("models.parsing")
+pytest.importorskip("onnxruntime")
+
+
+def _pair(source: str, output: str, key: str = "p") -> PairInput:
+    return PairInput(key, parsing.parse(source), parsing.parse(output))
+
+
+def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
+    from models.checkers.dae import DAEChecker
+
+    checker = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None)
+    long_sentence = "The committee " + "very " * 80 + "quickly approved the plan."
+    item = _pair("The committee approved the plan. It was late.",
+                 f"The committee approved the plan. {long_sentence} Yes.")
+    (result,) = checker.score([item])
+    first, too_long, no_arcs = result.sentences
+    assert first.not_checked is None and 0 <= first.score <= 1
+    assert first.min_arc <= first.score
+    assert too_long.score is None and "longer than the model input" in too_long.not_checked
+    assert no_arcs.score is None and no_arcs.not_checked == "no content arcs"
+    assert {a.sentence for a in result.arcs} == {0}
+    assert len([a for a in result.arcs]) == len(item.output.sentences[0].arcs)
+    assert result.score == first.score
+    assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith("+onnx")
+
+
+def test_dae_checker_empty_source(tiny_onnx_dir: Path) -> None:
+    from models.checkers.dae import DAEChecker
+
+    checker = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None)
+    item = PairInput("e", ParsedText("", ()), parsing.parse("The cat sat on the mat."))
+    (result,) = checker.score([item])
+    assert result.score is None and result.sentences[0].not_checked == "the source has no text"
+
+
+def test_torch_and_onnx_runtimes_agree(tiny_trainer_dir: Path, tiny_onnx_dir: Path) -> None:
+    from models.checkers.dae import DAEChecker
+
+    item = _pair("Paris is the capital of France.", "Paris is the capital of Spain.")
+    a = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None).score([item])[0]
+    b = DAEChecker(tiny_trainer_dir, device="cpu", runtime="torch", retriever=None).score([item])[0]
+    np.testing.assert_allclose([x.score for x in a.arcs], [x.score for x in b.arcs], atol=1e-4)
+
+
+def test_support_checker_and_cancel(tiny_onnx_dir: Path) -> None:
+    from models.checkers.support import load_support
+    from models.errors import Cancelled
+
+    checker = load_support(tiny_onnx_dir, "cpu", "onnx")
+    item = _pair("Paris is the capital of France.", "Paris is in Europe. It is big.")
+    (result,) = checker.score([item])
+    assert len(result.sentences) == 2 and all(0 <= s.score <= 1 for s in result.sentences)
+    assert result.score == min(s.score for s in result.sentences)
+    fresh = _pair("Rome is old.", "Rome is very old indeed.")
+    with pytest.raises(Cancelled):
+        checker.score([fresh], should_stop=lambda: True)
+
+
+def test_flagged_words_rule() -> None:
+    from models.checkers.dae import flagged_words
+
+    sent = parsing.parse("The tall man bought a car.").sentences[0]
+    scores = [0.1 if "tall" in (a.child_text, a.head_text) else 0.9 for a in sent.arcs]
+    flagged = flagged_words(sent, scores)
+    assert [sent.tokens[i].text for i in flagged] == ["tall"]
+
+
+class _BagEmbedder:
+    """A stand-in embedder: normalised bag of words over a fixed vocabulary."""
+
+    def __init__(self, vocab: list[str]) -> None:
+        self.vocab = {w: i for i, w in enumerate(vocab)}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), len(self.vocab)), np.float32)
+        for r, t in enumerate(texts):
+            for w in t.lower().replace(".", "").split():
+                if w in self.vocab:
+                    out[r, self.vocab[w]] += 1
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+SOURCE = ("The weather was cold in the north. Shares in the bank fell sharply after the report. "
+          "A new school opened in the town.")
+
+
+def test_embedding_retriever_ranks_relevant_first() -> None:
+    from models.embedder import EmbeddingRetriever
+
+    words = "weather cold north shares bank fell report school opened town".split()
+    retriever = EmbeddingRetriever(_BagEmbedder(words))  # type: ignore[arg-type]
+    source = parsing.parse(SOURCE)
+    out = parsing.parse("The bank's shares fell.")
+    (ranks,) = retriever.rank(source, out.sentences)
+    assert int(np.argmax(ranks)) == 1
+    assert all(0 <= r <= 1 for r in ranks)
+
+
+def test_bundled_models_load_and_score() -> None:
+    """The only test that reads the bundled files (skipped when they are absent)."""
+    from models.arc_runtime import bundled_available
+    from models.embedder import bundled_available as embedder_available
+    from models.registry import default_checkers, load_checker
+
+    if not (bundled_available() and embedder_available()):
+        pytest.skip("bundled model files not present")
+    from models.embedder import EmbeddingRetriever, SentenceEmbedder
+
+    retriever = EmbeddingRetriever(SentenceEmbedder(device="cpu"))
+    source = parsing.parse(SOURCE)
+    (ranks,) = retriever.rank(source, parsing.parse("The bank's stock dropped.").sentences)
+    assert int(np.argmax(ranks)) == 1
+    assert {"dae", "support"} <= set(default_checkers())
+    item = _pair(SOURCE, "Shares in the bank fell. A school closed in the city.")
+    for name in ("dae", "support", "lexical"):
+        (result,) = load_checker(name, device="cpu").score([item])
+        values = [s.score for s in result.sentences if s.score is not None]
+        assert values and all(0.0 <= v <= 1.0 for v in values)
