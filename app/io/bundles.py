@@ -1,4 +1,8 @@
-"""Everything known about a chunk of pairs, loaded with a few grouped queries (no N+1)."""
+"""Everything known about a chunk of pairs, loaded with a few grouped queries (no N+1).
+
+Rows are plain read-only result rows (attribute access by column name), not ORM objects:
+building ORM instances was most of the cost of a large export.
+"""
 
 from __future__ import annotations
 
@@ -56,26 +60,32 @@ def run_info(project: Project) -> dict[str, dict[str, Any]]:
 def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle]:
     current = run_info(project)
     with project.session() as s:
-        outs = list(s.scalars(select(Output).where(Output.id.in_(output_ids)).order_by(Output.id)))
+        outs = list(
+            s.execute(select(Output.__table__).where(Output.id.in_(output_ids)).order_by(Output.id))
+        )
         src_ids = {o.source_id for o in outs}
-        sources = {x.id: x for x in s.scalars(select(Source).where(Source.id.in_(src_ids)))}
+        sources = {
+            x.id: x for x in s.execute(select(Source.__table__).where(Source.id.in_(src_ids)))
+        }
         bundles = {o.id: PairBundle(o, sources[o.source_id]) for o in outs}
         src_sents: dict[int, list[SentenceRow]] = defaultdict(list)
-        for row in s.scalars(
-            select(SentenceRow).where(SentenceRow.source_id.in_(src_ids)).order_by(SentenceRow.idx)
+        for row in s.execute(
+            select(SentenceRow.__table__)
+            .where(SentenceRow.source_id.in_(src_ids))
+            .order_by(SentenceRow.idx)
         ):
             src_sents[row.source_id].append(row)  # type: ignore[index]
         sent_owner: dict[int, int] = {}
-        for row in s.scalars(
-            select(SentenceRow)
+        for row in s.execute(
+            select(SentenceRow.__table__)
             .where(SentenceRow.output_id.in_(output_ids))
             .order_by(SentenceRow.idx)
         ):
             bundles[row.output_id].sentences.append(row)  # type: ignore[index]
             sent_owner[row.id] = row.output_id  # type: ignore[assignment]
         arc_owner: dict[int, int] = {}
-        for row in s.scalars(
-            select(ArcRow)
+        for row in s.execute(
+            select(ArcRow.__table__)
             .where(ArcRow.sentence_id.in_(sent_owner))
             .order_by(ArcRow.sentence_id, ArcRow.idx)
         ):
@@ -83,8 +93,8 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
             arc_owner[row.id] = sent_owner[row.sentence_id]
         for checker, info in current.items():
             version = info["version"]
-            pair_rows = s.scalars(
-                select(PairScoreRow).where(
+            pair_rows = s.execute(
+                select(PairScoreRow.__table__).where(
                     PairScoreRow.checker == checker,
                     PairScoreRow.version == version,
                     PairScoreRow.output_id.in_(output_ids),
@@ -92,8 +102,8 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
             )
             for row in pair_rows:
                 bundles[row.output_id].scores[checker] = (row, {}, {})
-            for row in s.scalars(
-                select(SentenceScoreRow).where(
+            for row in s.execute(
+                select(SentenceScoreRow.__table__).where(
                     SentenceScoreRow.checker == checker,
                     SentenceScoreRow.version == version,
                     SentenceScoreRow.sentence_id.in_(sent_owner),
@@ -112,8 +122,10 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
                 entry = bundles[arc_owner[arc_id]].scores.get(checker)
                 if entry is not None:
                     entry[2][arc_id] = score
-        for row in s.scalars(
-            select(Judgment).where(Judgment.output_id.in_(output_ids)).order_by(Judgment.id)
+        for row in s.execute(
+            select(Judgment.__table__)
+            .where(Judgment.output_id.in_(output_ids))
+            .order_by(Judgment.id)
         ):
             bundles[row.output_id].judgments.append(row)
         for b in bundles.values():

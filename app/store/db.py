@@ -18,7 +18,9 @@ SUFFIX = ".factdesk"
 
 
 def make_engine(path: Path) -> Engine:
-    engine = create_engine(f"sqlite:///{path}", future=True)
+    # The window writes judgments while a worker writes analysis results on its own connection;
+    # WAL lets readers through, and the timeout makes a writer wait for the other's commit.
+    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:

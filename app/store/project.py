@@ -453,7 +453,8 @@ class Project:
     def bulk_insert(self, s: Session, table: type, rows: Iterable[dict[str, Any]]) -> None:
         rows = list(rows)
         if rows:
-            s.execute(insert(table), rows)
+            # Core insert on the table: the ORM's bulk path costs about twice as much per row.
+            s.connection().execute(insert(table.__table__), rows)  # type: ignore[attr-defined]
 
     def replace_scores(
         self, s: Session, checker: str, version: str, output_ids: Sequence[int]

@@ -3,7 +3,7 @@
 An output arc counts as entailed when an arc with the same head lemma, label and child lemma
 occurs in the evidence; the paper reports 74.8% ranking accuracy for this rule on the Falke et
 al. 2019 set. It reads the whole source (no model input limit), so nothing is left unchecked for
-length.
+length; the evidence it reports for a sentence is the source sentences where its arcs occur.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from models.checkers.base import (
     check_stop,
     pair_score,
 )
-from models.evidence import Evidence
+from models.evidence import Evidence, LexicalRetriever
 
 
 class LexicalArcChecker:
     """Arc entailment by exact lemma-level arc match against the source."""
 
     name = "lexical"
-    version = "1"
+    version = "2"
     display_name = "lexical baseline"
     grain = "arc"
 
@@ -50,17 +50,23 @@ class LexicalArcChecker:
 
     def _score_one(self, item: PairInput) -> PairScore:
         src = item.source
-        everything = tuple(s.index for s in src.sentences)
-        evidence = (
-            Evidence(everything, src.text)
-            if everything
-            else Evidence((), "", 0, "the source has no text")
-        )
-        known = {arc.key for arc in src.arcs}
+        if not src.sentences:
+            missing = Evidence((), "", 0, "the source has no text")
+            sentences = [arc_sentence_score(s.index, [], missing) for s in item.output.sentences]
+            return pair_score(item.key, self, sentences)
+        # Where each arc occurs in the source: the matching sentences are the evidence shown.
+        where: dict[tuple[str, str, str], set[int]] = {}
+        for arc in src.arcs:
+            where.setdefault(arc.key, set()).add(arc.sentence)
+        ranks = LexicalRetriever().rank(src, item.output.sentences)
         sentences, arcs = [], []
-        for sentence in item.output.sentences:
-            values = [1.0 if arc.key in known else 0.0 for arc in sentence.arcs]
-            if evidence.not_checked is None:
-                arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))
+        for n, sentence in enumerate(item.output.sentences):
+            values = [1.0 if arc.key in where else 0.0 for arc in sentence.arcs]
+            arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))
+            matched = set().union(*(where.get(a.key, set()) for a in sentence.arcs))
+            if not matched:  # nothing matches: show the most similar sentence instead
+                matched = {max(range(len(ranks[n])), key=lambda i: (ranks[n][i], -i))}
+            chosen = tuple(sorted(matched))
+            evidence = Evidence(chosen, " ".join(src.sentences[i].text for i in chosen))
             sentences.append(arc_sentence_score(sentence.index, values, evidence))
         return pair_score(item.key, self, sentences, arcs)

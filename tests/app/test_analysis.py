@@ -25,14 +25,14 @@ def test_scores_all_pairs_then_nothing_on_a_second_run(project: Project, pairs_f
 def test_scores_are_stored_per_arc_sentence_and_pair(project: Project, pairs_file: Path) -> None:
     import_file(project, pairs_file)
     analyze(project, [LexicalArcChecker()])
-    rows = {r.external_id: r for r in project.pair_rows("lexical", "1")}
+    rows = {r.external_id: r for r in project.pair_rows("lexical", LexicalArcChecker.version)}
     assert rows["p1"].lowest_support == 1.0 and rows["p1"].flagged_arcs == 0
     assert rows["p2"].lowest_support < 1.0 and rows["p2"].flagged_arcs >= 2
     sents = project.sentences(output_id=rows["p2"].output_id)
-    scores = project.sentence_scores("lexical", "1", [s.id for s in sents])
+    scores = project.sentence_scores("lexical", LexicalArcChecker.version, [s.id for s in sents])
     assert scores[sents[1].id].score == 1.0  # "It cost four million euros." is in the source
     arcs = project.arcs([sents[0].id])
-    arc_scores = project.arc_scores("lexical", "1", [a.id for a in arcs])
+    arc_scores = project.arc_scores("lexical", LexicalArcChecker.version, [a.id for a in arcs])
     low = {(a.head_text, a.label, a.child_text) for a in arcs if arc_scores[a.id] == 0.0}
     assert ("mayor", "prep_of", "Lyon") in low
 
@@ -75,7 +75,7 @@ def test_a_new_checker_version_rescores(project: Project, pairs_file: Path) -> N
     analyze(project, [LexicalArcChecker()])
 
     class Newer(LexicalArcChecker):
-        version = "2"
+        version = "test-newer"
 
     assert analyze(project, [Newer()]).checkers[0].scored == 3
-    assert project.current_versions()["lexical"] == "2"
+    assert project.current_versions()["lexical"] == "test-newer"

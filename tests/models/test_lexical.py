@@ -42,3 +42,12 @@ def test_cancellation_between_batches() -> None:
     items = [PairInput(i, parse(SRC), parse("The mayor opened it.")) for i in range(4)]
     with pytest.raises(Cancelled):
         LexicalArcChecker().score(items, batch_size=1, should_stop=lambda: True)
+
+
+def test_evidence_is_where_the_arcs_occur() -> None:
+    src = parse("Rain fell all day. The mayor of Paris opened the bridge. Shops were closed.")
+    out = parse("The mayor of Paris opened it. Trains were late.")
+    (result,) = LexicalArcChecker().score([PairInput(1, src, out)])
+    assert result.sentences[0].evidence == (1,)
+    # no arc matches: the most similar sentence is shown rather than the whole source
+    assert len(result.sentences[1].evidence) == 1
