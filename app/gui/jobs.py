@@ -16,6 +16,7 @@ class AnalysisRequest:
     checkers: tuple[str, ...]
     device: str = "auto"
     chunk_size: int = 16
+    model_dir: str | None = None  # a user's model directory, for the checkers of this request
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,10 @@ def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
     from app.analysis import analyze
     from models.registry import load_checker
 
-    checkers = [load_checker(n, device=req.device) for n in req.checkers]  # type: ignore[arg-type]
+    checkers = [
+        load_checker(n, device=req.device, model_dir=req.model_dir)  # type: ignore[arg-type]
+        for n in req.checkers
+    ]
     with Project.open(req.project_path) as project:
         report = analyze(
             project,

@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from app import settings as S
 from app.gui import theme
+from app.gui.arcview import ArcItem, ArcView
 from app.gui.jobs import AnalysisRequest, DemoRequest, build_demo, run_analysis
 from app.gui.queries import STATUSES, list_rows, search_ids
 from app.gui.textview import (
@@ -195,6 +196,9 @@ class MainWindow(QMainWindow):
         self.source_view = MarkedText("Source text")
         self.output_view = MarkedText("Output text")
         self.output_view.sentence_clicked.connect(self._sentence_clicked)
+        self.arc_view = ArcView()
+        self.arc_view.arc_clicked.connect(self._arc_clicked)
+        self.arc_sentence: int | None = None  # sentence id the arc diagram shows
         self.source_box = self._titled("Source", self.source_view)
         self.output_title = QLabel("Output")
         out_box = QWidget()
@@ -211,7 +215,8 @@ class MainWindow(QMainWindow):
         self.legend = QLabel(
             "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "
             "? not checked (grey, dotted, italic)  "
-            "underlined purple words with numbers: non-entailed arcs  ▸ evidence (yellow, dashed)"
+            "underlined purple words with numbers: non-entailed arcs  ▸ evidence (yellow, dashed)  "
+            "arc diagram: ✘ red dashed arcs are not entailed (click one to judge it)"
         )
         self.legend.setWordWrap(True)
         self.legend.setObjectName("legend")
@@ -221,6 +226,7 @@ class MainWindow(QMainWindow):
         rv.addWidget(self.header)
         rv.addWidget(self.prompt)
         rv.addWidget(self.text_split, 1)
+        rv.addWidget(self.arc_view)  # under both panes: long sentences get the full width
         rv.addWidget(self.legend)
 
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
@@ -303,9 +309,10 @@ class MainWindow(QMainWindow):
         self.analyse_action = self._act(
             a, "&Analyse with default checkers", "Ctrl+R", self.start_analysis
         )
-        self._act(
-            a, "Analyse with the &lexical baseline", None, lambda: self.start_analysis(["lexical"])
-        )
+        self.checker_menu = a.addMenu("Analyse &with")
+        self.checker_menu.setToolTipsVisible(True)
+        self.checker_menu.aboutToShow.connect(self._fill_checker_menu)
+        self._act(a, "Analyse with own &NLI model directory…", None, self.nli_dir_dialog)
         self._act(a, "&Cancel analysis", None, lambda: self.runner.cancel("model"))
         v = mb.addMenu("&View")
         self._act(v, "&Statistics…", "Ctrl+T", self.show_stats)
@@ -505,6 +512,10 @@ class MainWindow(QMainWindow):
         self.prompt.setText("")
         self.source_view.clear()
         self.output_view.clear()
+        self.arc_sentence = None
+        self.arc_view.diagram.clear()
+        self.arc_view.title.setText("Arcs")
+        self.arc_view.update_view()
 
     # ================================================================== scores
     @property
@@ -659,7 +670,63 @@ class MainWindow(QMainWindow):
             if first is not None:
                 self.source_view.scroll_to(first)
         self.source_title.setText("Source" + (" — evidence marked ▸" if evidence else ""))
+        self._render_arcs(blind, unit)
         self._render_header()
+
+    def _render_arcs(self, blind: bool, unit: Unit | None) -> None:
+        """Draw the arc diagram of the current unit's sentence (kept at pair level)."""
+        b = self.bundle
+        assert b is not None
+        ids = {s.id for s in b.sentences}
+        if unit is not None and unit.key.sentence_id is not None:
+            self.arc_sentence = unit.key.sentence_id
+        elif self.arc_sentence not in ids:
+            self.arc_sentence = b.sentences[0].id if b.sentences else None
+        view = self.arc_view
+        sentence = next((s for s in b.sentences if s.id == self.arc_sentence), None)
+        if sentence is None:
+            view.diagram.clear("No sentence")
+            view.title.setText("Arcs")
+            view.update_view()
+            return
+        sc = self._scores()
+        numbers = {arc.id: n for n, arc, _score in self._flagged_arcs()}  # type: ignore[attr-defined]
+        items = [
+            ArcItem(
+                arc.id,
+                arc.label,
+                (arc.head_start, arc.head_end),
+                (arc.child_start, arc.child_end),
+                arc.head_text,
+                arc.child_text,
+                None if sc is None else sc[2].get(arc.id),
+                numbers.get(arc.id),
+            )
+            for arc in b.arcs
+            if arc.sentence_id == sentence.id
+        ]
+        current = None
+        if unit is not None and unit.key.target == "arc":
+            current = unit.key.arc_id
+        elif view.diagram.current_arc in {i.arc_id for i in items}:
+            current = view.diagram.current_arc  # an entailed arc the user clicked
+        view.diagram.configure(
+            threshold=self.threshold.value(),
+            blind=blind,
+            current_arc=current,
+            checker_label=self.checker_label,
+        )
+        view.diagram.set_sentence(b.output.text, sentence.start, sentence.end, items)
+        flagged = sum(1 for i in items if i.number is not None)
+        what = (
+            "hidden in blind mode"
+            if blind
+            else "not analysed"
+            if sc is None
+            else f"{flagged} of {len(items)} not entailed below {self.threshold.value():.2f}"
+        )
+        view.title.setText(f"Arcs of sentence {sentence.idx + 1}: {what}")
+        view.update_view()
 
     def _render_header(self) -> None:
         b = self.bundle
@@ -975,6 +1042,28 @@ class MainWindow(QMainWindow):
         self._build_units()
         self.redraw()
 
+    def _arc_clicked(self, arc_id: int) -> None:
+        """An arc clicked in the diagram: a non-entailed one becomes the arc being judged."""
+        if self.bundle is None or self.blind:
+            return
+        if arc_id not in {arc.id for _n, arc, _s in self._flagged_arcs()}:  # type: ignore[attr-defined]
+            arc = next((a for a in self.bundle.arcs if a.id == arc_id), None)
+            if arc is not None:
+                self.statusBar().showMessage(
+                    f"{arc.label}({arc.head_text} → {arc.child_text}) is not flagged; "
+                    "arc-level judging covers the non-entailed arcs",
+                    5000,
+                )
+            return  # the diagram keeps it highlighted; the judging unit stays where it was
+        if self.ais_mode or self.level != "arc":
+            self.level = "arc"
+            self.ais_mode = False
+            self.ais_action.setChecked(False)
+            self._build_units()
+        self.unit = next((i for i, u in enumerate(self.units) if u.key.arc_id == arc_id), 0)
+        self.redraw()
+        self.output_view.setFocus()  # the judging keys act on the clicked arc at once
+
     def _sentence_clicked(self, index: int) -> None:
         if self.level != "sentence" or self.ais_mode:
             self.level = "sentence"
@@ -1070,15 +1159,26 @@ class MainWindow(QMainWindow):
             self.redraw()
 
     # ================================================================== analysis
-    def start_analysis(self, checkers: list[str] | None = None, device: str = "auto") -> None:
-        """Score every pair not yet scored; results appear as chunks are committed."""
+    def start_analysis(
+        self,
+        checkers: list[str] | None = None,
+        device: str = "auto",
+        model_dir: str | None = None,
+    ) -> None:
+        """Score every pair not yet scored; results appear as chunks are committed.
+
+        Args:
+            checkers: registry names; None runs the default checkers.
+            device: "auto", "cpu" or "cuda".
+            model_dir: a user's model directory, given to the checkers of this run.
+        """
         if self.project is None:
             return
         if checkers is None:
             from models.registry import default_checkers
 
             checkers = default_checkers()
-        req = AnalysisRequest(str(self.project.path), tuple(checkers), device)
+        req = AnalysisRequest(str(self.project.path), tuple(checkers), device, model_dir=model_dir)
         self.progress.setRange(0, 0)
         self.progress.show()
         self.cancel_button.show()
@@ -1095,6 +1195,39 @@ class MainWindow(QMainWindow):
                 on_finished=self._analysis_finished,
             )
         )
+
+    def selectable_checkers(self) -> list[tuple[str, str]]:
+        """(name, display name) of the checkers the menu offers: available, no model dir needed."""
+        from models.registry import CHECKERS, default_checkers
+
+        default_checkers()  # registers the bundled checkers before the registry is listed
+        return [
+            (e.name, e.display_name)
+            for e in CHECKERS.values()
+            if not e.needs_model_dir and e.available()
+        ]
+
+    def _fill_checker_menu(self) -> None:
+        from models.registry import default_checkers
+
+        self.checker_menu.clear()
+        defaults = set(default_checkers())
+        for name, display in self.selectable_checkers():
+            action = self.checker_menu.addAction(
+                f"{display}" + (" (default)" if name in defaults else "")
+            )
+            action.setData(name)
+            action.setToolTip(f"Run only the '{name}' checker")
+            action.triggered.connect(lambda _c=False, n=name: self.start_analysis([n]))
+        self.checker_menu.setEnabled(self.project is not None)
+
+    def nli_dir_dialog(self) -> None:
+        """Ask for a Hugging Face NLI model folder and run the 'nli' checker with it."""
+        if self.project is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Own NLI model directory")
+        if folder:
+            self.start_analysis(["nli"], model_dir=folder)
 
     def _analysis_progress(self, done: int, total: int) -> None:
         self.progress.show()
@@ -1232,6 +1365,7 @@ class MainWindow(QMainWindow):
         self.settings.set(S.FONT_SIZE, size)
         for view in (self.source_view, self.output_view):
             set_font_size(view, size)
+        self.arc_view.set_font_size(size)
         font = self.table.font()
         font.setPointSize(max(6, size - 1))
         self.table.setFont(font)
