@@ -25,7 +25,14 @@ CONFIG_FILE = "config.json"
 TORCH_FILE = "model.pt"
 ONNX_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids", "arc_head", "arc_child", "arc_label")
+INPUT_NAMES = (
+    "input_ids",
+    "attention_mask",
+    "token_type_ids",
+    "arc_head",
+    "arc_child",
+    "arc_label",
+)
 OUTPUT_NAMES = ("arc_prob", "support_prob")
 
 
@@ -48,8 +55,9 @@ def read_config(model_dir: str | Path) -> dict[str, Any]:
     return config
 
 
-def build_module(encoder_config: dict[str, Any], n_labels: int, label_dim: int,
-                 encoder: Any = None) -> Any:
+def build_module(
+    encoder_config: dict[str, Any], n_labels: int, label_dim: int, encoder: Any = None
+) -> Any:
     """The torch module; ``encoder`` (a transformers BertModel) is built from config when None."""
     import torch
     from torch import nn
@@ -69,10 +77,18 @@ def build_module(encoder_config: dict[str, Any], n_labels: int, label_dim: int,
             self.arc_out = nn.Linear(2 * hidden + label_dim, 2)
             self.support_out = nn.Linear(hidden, 2)
 
-        def logits(self, input_ids: Any, attention_mask: Any, token_type_ids: Any,
-                   arc_head: Any, arc_child: Any, arc_label: Any) -> tuple[Any, Any]:
-            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
-                                  token_type_ids=token_type_ids).last_hidden_state
+        def logits(
+            self,
+            input_ids: Any,
+            attention_mask: Any,
+            token_type_ids: Any,
+            arc_head: Any,
+            arc_child: Any,
+            arc_label: Any,
+        ) -> tuple[Any, Any]:
+            states = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             hidden = states.shape[-1]
             head = torch.gather(states, 1, arc_head.unsqueeze(-1).expand(-1, -1, hidden))
             child = torch.gather(states, 1, arc_child.unsqueeze(-1).expand(-1, -1, hidden))
@@ -81,11 +97,22 @@ def build_module(encoder_config: dict[str, Any], n_labels: int, label_dim: int,
             support_logits = self.support_out(self.dropout(states[:, 0]))
             return arc_logits, support_logits
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any,
-                    arc_head: Any, arc_child: Any, arc_label: Any) -> tuple[Any, Any]:
-            arc_logits, support_logits = self.logits(input_ids, attention_mask, token_type_ids,
-                                                     arc_head, arc_child, arc_label)
-            return (torch.softmax(arc_logits, -1)[..., 1], torch.softmax(support_logits, -1)[..., 1])
+        def forward(
+            self,
+            input_ids: Any,
+            attention_mask: Any,
+            token_type_ids: Any,
+            arc_head: Any,
+            arc_child: Any,
+            arc_label: Any,
+        ) -> tuple[Any, Any]:
+            arc_logits, support_logits = self.logits(
+                input_ids, attention_mask, token_type_ids, arc_head, arc_child, arc_label
+            )
+            return (
+                torch.softmax(arc_logits, -1)[..., 1],
+                torch.softmax(support_logits, -1)[..., 1],
+            )
 
     return ArcSupportModel()
 

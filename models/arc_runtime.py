@@ -34,8 +34,14 @@ def bundled_available(path: Path = BUNDLED_DIR) -> bool:
 class ArcSupportRunner:
     """A loaded arc/support model and its tokenizer."""
 
-    def __init__(self, model_dir: str | Path = BUNDLED_DIR, *, runtime: Runtime = "onnx",
-                 device: DevicePref = "auto", cache_size: int = 2048) -> None:
+    def __init__(
+        self,
+        model_dir: str | Path = BUNDLED_DIR,
+        *,
+        runtime: Runtime = "onnx",
+        device: DevicePref = "auto",
+        cache_size: int = 8192,
+    ) -> None:
         path = Path(model_dir)
         self.config = read_config(path)
         self.path = path
@@ -49,15 +55,17 @@ class ArcSupportRunner:
         self._lock = threading.Lock()
         if runtime == "onnx":
             if not (path / ONNX_FILE).is_file():
-                raise ModelNotFoundError(f"{path}: no {ONNX_FILE}; use runtime='torch' for "
-                                         f"{TORCH_FILE} weights.")
+                raise ModelNotFoundError(
+                    f"{path}: no {ONNX_FILE}; use runtime='torch' for {TORCH_FILE} weights."
+                )
             import onnxruntime as ort
 
             opts = ort.SessionOptions()
             opts.log_severity_level = 3
             try:
-                self._session: Any = ort.InferenceSession(str(path / ONNX_FILE), opts,
-                                                          providers=onnx_providers(device))
+                self._session: Any = ort.InferenceSession(
+                    str(path / ONNX_FILE), opts, providers=onnx_providers(device)
+                )
             except Exception as exc:  # onnxruntime raises untyped errors
                 raise ModelLoadError(f"{path / ONNX_FILE}: cannot load: {exc}") from exc
         elif runtime == "torch":
@@ -72,11 +80,17 @@ class ArcSupportRunner:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
     def windows(self, item: PairInput, retriever: Retriever | None) -> list[Evidence]:
-        return build_windows(item.source, item.output.sentences, max_tokens=self.max_length,
-                             count_tokens=self.count_tokens, retriever=retriever)
+        return build_windows(
+            item.source,
+            item.output.sentences,
+            max_tokens=self.max_length,
+            count_tokens=self.count_tokens,
+            retriever=retriever,
+        )
 
-    def predict(self, jobs: Sequence[Job], *, batch_size: int = 16,
-                should_stop: ShouldStop | None = None) -> list[Prediction]:
+    def predict(
+        self, jobs: Sequence[Job], *, batch_size: int = 16, should_stop: ShouldStop | None = None
+    ) -> list[Prediction]:
         """Arc probabilities (None for an arc not found in the input) and support, per job."""
         out: dict[int, Prediction] = {}
         todo = []
@@ -87,8 +101,12 @@ class ArcSupportRunner:
                     todo.append(n)
                 else:
                     out[n] = hit
-        encoded = {n: encode_pair(self._tokenizer, jobs[n][0], jobs[n][1], jobs[n][2], self.vocab,
-                                  self.max_length) for n in todo}
+        encoded = {
+            n: encode_pair(
+                self._tokenizer, jobs[n][0], jobs[n][1], jobs[n][2], self.vocab, self.max_length
+            )
+            for n in todo
+        }
         # Similar lengths together: less padding in each batch.
         todo.sort(key=lambda n: len(encoded[n].ids))
         for lo in range(0, len(todo), batch_size):
@@ -98,8 +116,10 @@ class ArcSupportRunner:
             arc_prob, support = self._run(feed)
             for r, n in enumerate(chunk):
                 e = encoded[n]
-                arcs = tuple(float(arc_prob[r, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
-                             for k in range(len(e.arc_head)))
+                arcs = tuple(
+                    float(arc_prob[r, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
+                    for k in range(len(e.arc_head))
+                )
                 out[n] = (arcs, float(support[r]))
         with self._lock:
             for n in todo:
@@ -115,15 +135,25 @@ class ArcSupportRunner:
         import torch
 
         with torch.inference_mode():
-            tensors = [torch.from_numpy(feed[k]).to(self._device) for k in
-                       ("input_ids", "attention_mask", "token_type_ids", "arc_head", "arc_child", "arc_label")]
+            tensors = [
+                torch.from_numpy(feed[k]).to(self._device)
+                for k in (
+                    "input_ids",
+                    "attention_mask",
+                    "token_type_ids",
+                    "arc_head",
+                    "arc_child",
+                    "arc_label",
+                )
+            ]
             arc_prob, support = self._module(*tensors)
         return arc_prob.float().cpu().numpy(), support.float().cpu().numpy()
 
 
 @functools.lru_cache(maxsize=4)
-def get_runner(model_dir: Path = BUNDLED_DIR, runtime: Runtime = "onnx",
-               device: DevicePref = "auto") -> ArcSupportRunner:
+def get_runner(
+    model_dir: Path = BUNDLED_DIR, runtime: Runtime = "onnx", device: DevicePref = "auto"
+) -> ArcSupportRunner:
     """One shared runner per model directory, runtime and device."""
     return ArcSupportRunner(model_dir, runtime=runtime, device=device)
 

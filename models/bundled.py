@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.arc_runtime import bundled_available
+from models.arc_runtime import Runtime, bundled_available
 from models.checkers.base import Checker
 from models.registry import CheckerEntry, register
 from models.runtime import DevicePref
 
 
-def _runtime_for(model_dir: Path | None) -> str:
+def _runtime_for(model_dir: Path | None) -> Runtime:
     # A trainer directory with only torch weights runs through torch.
     if model_dir is not None and not (model_dir / "model.onnx").is_file():
         return "torch"
@@ -26,16 +26,27 @@ def _runtime_for(model_dir: Path | None) -> str:
 def _dae(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.dae import DAEChecker
 
-    return DAEChecker(model_dir, device=device, runtime=_runtime_for(model_dir))  # type: ignore[arg-type]
+    return DAEChecker(model_dir, device=device, runtime=_runtime_for(model_dir))
 
 
 def _support(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.support import load_support
 
-    return load_support(model_dir, device, _runtime_for(model_dir))  # type: ignore[arg-type]
+    return load_support(model_dir, device, _runtime_for(model_dir))
 
 
-register(CheckerEntry("dae", "arc entailment (DAE)", "arc", _dae, available=bundled_available,
-                      default=True))
-register(CheckerEntry("support", "sentence support", "sentence", _support,
-                      available=bundled_available, default=True))
+register(
+    CheckerEntry(
+        "dae", "arc entailment (DAE)", "arc", _dae, available=bundled_available, default=True
+    )
+)
+register(
+    CheckerEntry(
+        "support",
+        "sentence support",
+        "sentence",
+        _support,
+        available=bundled_available,
+        default=True,
+    )
+)

@@ -31,8 +31,13 @@ def bundled_available(path: Path = BUNDLED_DIR) -> bool:
 class SentenceEmbedder:
     """Mean-pooled, normalised sentence embeddings from an exported encoder."""
 
-    def __init__(self, model_dir: str | Path = BUNDLED_DIR, *, device: DevicePref = "auto",
-                 max_length: int = 256) -> None:
+    def __init__(
+        self,
+        model_dir: str | Path = BUNDLED_DIR,
+        *,
+        device: DevicePref = "auto",
+        max_length: int = 256,
+    ) -> None:
         path = Path(model_dir)
         if not bundled_available(path):
             raise ModelNotFoundError(f"{path}: no {MODEL_FILE} and {TOKENIZER_FILE} here.")
@@ -41,8 +46,9 @@ class SentenceEmbedder:
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         try:
-            self._session = ort.InferenceSession(str(path / MODEL_FILE), opts,
-                                                 providers=onnx_providers(device))
+            self._session = ort.InferenceSession(
+                str(path / MODEL_FILE), opts, providers=onnx_providers(device)
+            )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelLoadError(f"{path / MODEL_FILE}: cannot load: {exc}") from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
@@ -81,7 +87,7 @@ class EmbeddingRetriever:
 
     name = "minilm-embedding"
 
-    def __init__(self, embedder: SentenceEmbedder, cache_size: int = 32) -> None:
+    def __init__(self, embedder: SentenceEmbedder, cache_size: int = 256) -> None:
         self._embedder = embedder
         # Source embeddings of the last few documents: a document is ranked once per output,
         # and several outputs of one source usually come together.

@@ -85,8 +85,12 @@ class Encoded:
     arc_label: tuple[int, ...]
 
 
-def first_piece(offsets: Sequence[tuple[int, int]], seq_ids: Sequence[int | None],
-                span: tuple[int, int], seq: int = 1) -> int:
+def first_piece(
+    offsets: Sequence[tuple[int, int]],
+    seq_ids: Sequence[int | None],
+    span: tuple[int, int],
+    seq: int = 1,
+) -> int:
     """Index of the first word-piece of ``seq`` whose start lies inside ``span``, else -1."""
     start, end = span
     for j, (sid, (a, b)) in enumerate(zip(seq_ids, offsets, strict=True)):
@@ -95,8 +99,14 @@ def first_piece(offsets: Sequence[tuple[int, int]], seq_ids: Sequence[int | None
     return -1
 
 
-def encode_pair(tokenizer: Any, evidence: str, sentence: str, arcs: Sequence[ArcSlot],
-                vocab: LabelVocab, max_length: int) -> Encoded:
+def encode_pair(
+    tokenizer: Any,
+    evidence: str,
+    sentence: str,
+    arcs: Sequence[ArcSlot],
+    vocab: LabelVocab,
+    max_length: int,
+) -> Encoded:
     """Encode ``[CLS] evidence [SEP] sentence [SEP]`` and align the sentence's arcs.
 
     The evidence is cut from its end when the pair is too long; the sentence is never cut
@@ -107,7 +117,7 @@ def encode_pair(tokenizer: Any, evidence: str, sentence: str, arcs: Sequence[Arc
     if len(ids) > max_length:
         excess = len(ids) - max_length
         first = [j for j, s in enumerate(seq_ids) if s == 0]
-        drop = set(first[len(first) - excess:]) if excess <= len(first) else set(first)
+        drop = set(first[len(first) - excess :]) if excess <= len(first) else set(first)
         keep = [j for j in range(len(ids)) if j not in drop]
         ids = [ids[j] for j in keep]
         types = [types[j] for j in keep]

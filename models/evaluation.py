@@ -50,7 +50,7 @@ def binary_f1(gold: Sequence[int], pred: Sequence[int]) -> tuple[float, float, f
     return prec, rec, f1
 
 
-def balanced_accuracy(gold: Sequence[int], pred: Sequence[int]) -> float:
+def balanced_accuracy(gold: Sequence[int] | np.ndarray, pred: Sequence[int] | np.ndarray) -> float:
     g, p = np.asarray(gold, bool), np.asarray(pred, bool)
     tpr = (g & p).sum() / max(1, g.sum())
     tnr = (~g & ~p).sum() / max(1, (~g).sum())
@@ -67,8 +67,9 @@ def best_threshold(scores: np.ndarray, gold: np.ndarray) -> float:
     return best
 
 
-def cv_balanced_accuracy(scores: Sequence[float], gold: Sequence[int], folds: int = 5,
-                         seed: int = 0) -> float:
+def cv_balanced_accuracy(
+    scores: Sequence[float], gold: Sequence[int], folds: int = 5, seed: int = 0
+) -> float:
     """Balanced accuracy with the threshold chosen on the other folds (pooled predictions)."""
     s, g = np.asarray(scores, float), np.asarray(gold, int)
     order = np.random.default_rng(seed).permutation(len(s))
@@ -80,8 +81,9 @@ def cv_balanced_accuracy(scores: Sequence[float], gold: Sequence[int], folds: in
     return balanced_accuracy(g, pred)
 
 
-def partial_correlation(metric: Sequence[float], human: Sequence[float],
-                        confounders: Sequence[Sequence[str]]) -> float:
+def partial_correlation(
+    metric: Sequence[float], human: Sequence[float], confounders: Sequence[Sequence[str]]
+) -> float:
     """Pearson correlation of the residuals after regressing both on one-hot confounders."""
     cols = [np.ones(len(metric))]
     for values in confounders:
@@ -138,8 +140,13 @@ def _held_out(records: list, train_prints: set[str]) -> list:
     return [r for r in records if fingerprint(r.document) not in train_prints]
 
 
-def _score_records(records: Sequence[Any], checkers: dict[str, Any], cache: Any,
-                   progress: Progress | None, label: str) -> tuple[list[Any], dict[str, list[Any]]]:
+def _score_records(
+    records: Sequence[Any],
+    checkers: dict[str, Any],
+    cache: Any,
+    progress: Progress | None,
+    label: str,
+) -> tuple[list[Any], dict[str, list[Any]]]:
     from models.checkers.base import PairInput
 
     docs = cache.parse([r.document for r in records])
@@ -175,11 +182,18 @@ def _arc_level(dev: Sequence[Any], checkers: dict[str, Any]) -> dict[str, dict[s
         pred_bad = [0 if ok else 1 for ok in pred_ok]
         acc = float(np.mean([a == b for a, b in zip(gold_bad, pred_bad, strict=True)]))
         _, _, f1 = binary_f1(gold_bad, pred_bad)
-        out[name] = {"accuracy": acc, "f1_not_entailed": f1, "balanced_accuracy": balanced_accuracy(gold_bad, pred_bad), "arcs": len(rows)}
+        out[name] = {
+            "accuracy": acc,
+            "f1_not_entailed": f1,
+            "balanced_accuracy": balanced_accuracy(gold_bad, pred_bad),
+            "arcs": len(rows),
+        }
     return out
 
 
-def _token_f1(records: Sequence[Any], outs: Sequence[Any], scores: dict[str, list[Any]]) -> dict[str, dict[str, float]]:
+def _token_f1(
+    records: Sequence[Any], outs: Sequence[Any], scores: dict[str, list[Any]]
+) -> dict[str, dict[str, float]]:
     from models.checkers.dae import flagged_words
     from models.training.labels import majority_chars
 
@@ -194,7 +208,11 @@ def _token_f1(records: Sequence[Any], outs: Sequence[Any], scores: dict[str, lis
                     vals = [arc_vals.get((s.index, k)) for k in range(len(s.arcs))]
                     flagged = set(flagged_words(s, vals))
                 else:
-                    flagged = set(range(len(s.tokens))) if ss.score is not None and ss.score < 0.5 else set()
+                    flagged = (
+                        set(range(len(s.tokens)))
+                        if ss.score is not None and ss.score < 0.5
+                        else set()
+                    )
                 for t in s.tokens:
                     if t.pos == "PUNCT":
                         continue
@@ -205,20 +223,33 @@ def _token_f1(records: Sequence[Any], outs: Sequence[Any], scores: dict[str, lis
     return result
 
 
-def run_evaluation(data_dir: str | Path, *, checkers: Sequence[str] | None = None,
-                   limit: int | None = None, progress: Progress | None = None,
-                   work_dir: str | Path | None = None) -> dict[str, Any]:
+def run_evaluation(
+    data_dir: str | Path,
+    *,
+    checkers: Sequence[str] | None = None,
+    limit: int | None = None,
+    progress: Progress | None = None,
+    work_dir: str | Path | None = None,
+) -> dict[str, Any]:
     """Run every measure; ``limit`` samples at most that many items per data set."""
     from models.training import data as D
-    from models.training.examples import ParseCache, Plan, build_all, training_fingerprints
+    from models.training.examples import (
+        ParseCache,
+        Plan,
+        build_all,
+        fingerprint,
+        training_fingerprints,
+    )
 
     data_dir = Path(data_dir)
     work = Path(work_dir) if work_dir is not None else DEFAULT_WORK
     loaded = _checkers(checkers)
     cache = ParseCache(work / "parse_cache.pkl")
     started = time.monotonic()
-    result: dict[str, Any] = {"checkers": {n: f"{c.name} {c.version}" for n, c in loaded.items()},
-                              "limit": limit}
+    result: dict[str, Any] = {
+        "checkers": {n: f"{c.name} {c.version}" for n, c in loaded.items()},
+        "limit": limit,
+    }
 
     dev_path = work / "examples.pkl"
     if dev_path.is_file():
@@ -226,13 +257,17 @@ def run_evaluation(data_dir: str | Path, *, checkers: Sequence[str] | None = Non
             dev = pickle.load(fh)["dev"]
     else:
         from models.arc_runtime import default_retriever
-        from models.encoding import load_tokenizer
         from models.embedder import BUNDLED_DIR as EMB
+        from models.encoding import load_tokenizer
 
         tok = load_tokenizer(EMB / "tokenizer.json")
-        dev = build_all(data_dir, cache, Plan().scaled(0.35),
-                        count_tokens=lambda t: len(tok.encode(t, add_special_tokens=False).ids),
-                        retriever=default_retriever())["dev"]
+        dev = build_all(
+            data_dir,
+            cache,
+            Plan().scaled(0.35),
+            count_tokens=lambda t: len(tok.encode(t, add_special_tokens=False).ids),
+            retriever=default_retriever(),
+        )["dev"]
     dev = _sample(dev, limit)
     result["arc_level"] = _arc_level(dev, loaded)
     if progress:
@@ -247,17 +282,36 @@ def run_evaluation(data_dir: str | Path, *, checkers: Sequence[str] | None = Non
     _, fs = _score_records(frank, loaded, cache, progress, "frank")
     result["frank"] = {
         name: {
-            "balanced_accuracy_cv": cv_balanced_accuracy([_pair_value(p) for p in ps], [r.faithful for r in frank]),
-            "partial_pearson": partial_correlation([_pair_value(p) for p in ps], [r.score for r in frank],
-                                                   [[r.system for r in frank], [r.extra["dataset"] for r in frank]]),
+            "balanced_accuracy_cv": cv_balanced_accuracy(
+                [_pair_value(p) for p in ps], [r.faithful for r in frank]
+            ),
+            "partial_pearson": partial_correlation(
+                [_pair_value(p) for p in ps],
+                [r.score for r in frank],
+                [[r.system for r in frank], [r.extra["dataset"] for r in frank]],
+            ),
             "n": len(frank),
-        } for name, ps in fs.items()}
+        }
+        for name, ps in fs.items()
+    }
 
     summeval = _sample(_held_out(D.read_summeval(data_dir), train_prints), limit)
     _, ss = _score_records(summeval, loaded, cache, progress, "summeval")
-    result["summeval"] = {name: {"balanced_accuracy_cv": cv_balanced_accuracy([_pair_value(p) for p in ps], [r.faithful for r in summeval]), "n": len(summeval)} for name, ps in ss.items()}
+    result["summeval"] = {
+        name: {
+            "balanced_accuracy_cv": cv_balanced_accuracy(
+                [_pair_value(p) for p in ps], [r.faithful for r in summeval]
+            ),
+            "n": len(summeval),
+        }
+        for name, ps in ss.items()
+    }
 
-    spans = [r for name in ("cliff_error_types", "goyal21_error_types") for r in D.read_aggrefact_spans(data_dir, name)]
+    spans = [
+        r
+        for name in ("cliff_error_types", "goyal21_error_types")
+        for r in D.read_aggrefact_spans(data_dir, name)
+    ]
     spans = _sample([r for r in spans if D.split_of(r.doc_id) == "dev"], limit)
     _, cs = _score_records(spans, loaded, cache, progress, "cliff+goyal21")
     poly = _sample(_held_out(D.read_polytope(data_dir), train_prints), limit)
@@ -265,12 +319,19 @@ def run_evaluation(data_dir: str | Path, *, checkers: Sequence[str] | None = Non
     ranking: dict[str, Any] = {}
     for name in loaded:
         per = {}
-        for label, recs, sc in (("xsumfaith", xsum, xs), ("frank", frank, fs), ("summeval", summeval, ss),
-                                ("cliff+goyal21", spans, cs), ("polytope", poly, ps_)):
+        for label, recs, sc in (
+            ("xsumfaith", xsum, xs),
+            ("frank", frank, fs),
+            ("summeval", summeval, ss),
+            ("cliff+goyal21", spans, cs),
+            ("polytope", poly, ps_),
+        ):
             groups: dict[str, list[tuple[float, int]]] = {}
             for r, p in zip(recs, sc[name], strict=True):
                 if r.faithful is not None:
-                    groups.setdefault(f"{r.dataset}:{r.doc_id}", []).append((_pair_value(p), r.faithful))
+                    # Same source = same document text (Polytope's ids name summaries).
+                    key = f"{r.dataset}:{fingerprint(r.document)}"
+                    groups.setdefault(key, []).append((_pair_value(p), r.faithful))
             per[label] = ranking_accuracy(groups)
         hits = sum(a * n for a, n in per.values() if n)
         total = sum(n for _, n in per.values())
@@ -303,20 +364,44 @@ def format_tables(result: dict[str, Any]) -> str:
     rows = []
     for n in names:
         a = arc.get(n, {})
-        rows.append([n, pct(a.get("accuracy")), pct(a.get("f1_not_entailed")), pct(xs[n]["f1"]),
-                     pct(fr[n]["balanced_accuracy_cv"]), f"{fr[n]['partial_pearson']:.3f}",
-                     pct(se[n]["balanced_accuracy_cv"]), pct(result["ranking"][n]["all"][0])])
+        rows.append(
+            [
+                n,
+                pct(a.get("accuracy")),
+                pct(a.get("f1_not_entailed")),
+                pct(xs[n]["f1"]),
+                pct(fr[n]["balanced_accuracy_cv"]),
+                f"{fr[n]['partial_pearson']:.3f}",
+                pct(se[n]["balanced_accuracy_cv"]),
+                pct(result["ranking"][n]["all"][0]),
+            ]
+        )
     any_n = names[0]
-    note = "" if result.get("limit") is None else f" (sampled: at most {result['limit']} items per set)"
-    table(f"Quality on held-out shared data{note}",
-          ["checker", f"arc acc (n={arc.get(any_n, {}).get('arcs', arc[next(iter(arc))]['arcs'] if arc else 0)})",
-           "arc F1 (not ent.)", f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
-           f"FRANK BA-cv (n={fr[any_n]['n']})", "FRANK partial r", f"SummEval BA-cv (n={se[any_n]['n']})",
-           f"ranking (pairs={result['ranking'][any_n]['all'][1]})"], rows)
+    note = (
+        ""
+        if result.get("limit") is None
+        else f" (sampled: at most {result['limit']} items per set)"
+    )
+    table(
+        f"Quality on held-out shared data{note}",
+        [
+            "checker",
+            f"arc acc (n={next(iter(arc.values()))['arcs'] if arc else 0})",
+            "arc F1 (not ent.)",
+            f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
+            f"FRANK BA-cv (n={fr[any_n]['n']})",
+            "FRANK partial r",
+            f"SummEval BA-cv (n={se[any_n]['n']})",
+            f"ranking (pairs={result['ranking'][any_n]['all'][1]})",
+        ],
+        rows,
+    )
     sets = [k for k in result["ranking"][any_n] if k != "all"]
-    table("Ranking accuracy by set (faithful above unfaithful, same source)",
-          ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
-          [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names])
+    table(
+        "Ranking accuracy by set (faithful above unfaithful, same source)",
+        ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
+        [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names],
+    )
     lines.append("checkers: " + "; ".join(f"{k} = {v}" for k, v in result["checkers"].items()))
     lines.append(f"evaluation time: {result.get('seconds', 0)} s")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """Which checkers exist and how to load one by name.
 
-``lexical`` is always there. ``nli`` loads the user's own Hugging Face NLI directory
-(``model_dir`` required). Bundled trained checkers register themselves in :data:`CHECKERS` with
-``bundled=True`` and become defaults when their files are present.
+``lexical`` (the DAE paper's lexical arc-match baseline) is always there and always selectable;
+it is the default only when no bundled model is installed. ``nli`` loads the user's own Hugging
+Face NLI directory (``model_dir`` required). The bundled trained checkers (``dae``, ``support``)
+register themselves from :mod:`models.bundled` and are the defaults when their files are present.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
 
 
 CHECKERS: dict[str, CheckerEntry] = {
-    "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical, default=True),
+    "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical),
     "nli": CheckerEntry("nli", "NLI sentence support (own model)", "sentence", _nli, True),
 }
 
@@ -55,7 +56,8 @@ def register(entry: CheckerEntry) -> None:
 
 
 def default_checkers() -> list[str]:
-    """Names of the checkers run when none is named: defaults whose files are present."""
+    """Names of the checkers run when none is named: the bundled models whose files are present,
+    else the lexical baseline."""
     _load_bundled()
     names = [e.name for e in CHECKERS.values() if e.default and e.available()]
     return names or ["lexical"]

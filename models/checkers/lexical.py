@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 from models.checkers.base import (
     ArcScore,
+    Grain,
     PairInput,
     PairScore,
     Progress,
+    SentenceScore,
     ShouldStop,
     arc_sentence_score,
     check_stop,
@@ -29,7 +31,7 @@ class LexicalArcChecker:
     name = "lexical"
     version = "2"
     display_name = "lexical baseline"
-    grain = "arc"
+    grain: Grain = "arc"
 
     def score(
         self,
@@ -52,14 +54,15 @@ class LexicalArcChecker:
         src = item.source
         if not src.sentences:
             missing = Evidence((), "", 0, "the source has no text")
-            sentences = [arc_sentence_score(s.index, [], missing) for s in item.output.sentences]
-            return pair_score(item.key, self, sentences)
+            unchecked = [arc_sentence_score(s.index, [], missing) for s in item.output.sentences]
+            return pair_score(item.key, self, unchecked)
         # Where each arc occurs in the source: the matching sentences are the evidence shown.
         where: dict[tuple[str, str, str], set[int]] = {}
         for arc in src.arcs:
             where.setdefault(arc.key, set()).add(arc.sentence)
         ranks = LexicalRetriever().rank(src, item.output.sentences)
-        sentences, arcs = [], []
+        sentences: list[SentenceScore] = []
+        arcs: list[ArcScore] = []
         for n, sentence in enumerate(item.output.sentences):
             values = [1.0 if arc.key in where else 0.0 for arc in sentence.arcs]
             arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))

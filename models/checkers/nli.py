@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from models.checkers.base import (
+    Grain,
     PairInput,
     PairScore,
     Progress,
@@ -49,7 +50,7 @@ class NLISentenceChecker:
     """Sentence-level checker over a local HF sequence-classification directory."""
 
     display_name = "NLI sentence support"
-    grain = "sentence"
+    grain: Grain = "sentence"
 
     def __init__(
         self,
@@ -118,8 +119,8 @@ class NLISentenceChecker:
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
             chunk = jobs[lo : lo + batch_size]
-            for (p, s, _, _), value in zip(chunk, self._predict(chunk), strict=True):
-                probs[(p, s)] = value
+            for (p, s_index, _, _), value in zip(chunk, self._predict(chunk), strict=True):
+                probs[(p, s_index)] = value
             if progress is not None:
                 progress(min(lo + batch_size, len(jobs)), len(jobs))
         results = []

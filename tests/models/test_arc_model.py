@@ -26,8 +26,9 @@ def _feed(batch: int = 3, seq: int = 20, arcs: int = 4) -> dict[str, np.ndarray]
     return {
         "input_ids": rng.integers(1000, 5000, (batch, seq)),
         "attention_mask": np.ones((batch, seq), np.int64),
-        "token_type_ids": np.concatenate([np.zeros((batch, seq // 2), np.int64),
-                                          np.ones((batch, seq - seq // 2), np.int64)], 1),
+        "token_type_ids": np.concatenate(
+            [np.zeros((batch, seq // 2), np.int64), np.ones((batch, seq - seq // 2), np.int64)], 1
+        ),
         "arc_head": rng.integers(seq // 2, seq, (batch, arcs)),
         "arc_child": rng.integers(seq // 2, seq, (batch, arcs)),
         "arc_label": rng.integers(0, len(LABELS) + 2, (batch, arcs)),
@@ -89,12 +90,27 @@ def test_int8_quantisation_shrinks_embeddings(tiny_onnx_dir: Path, tmp_path: Pat
 
 def _bundled_pairs() -> list[tuple[str, str]]:
     return [
-        ("The council approved the budget on Monday after a long debate.", "The council approved the budget."),
-        ("The council approved the budget on Monday after a long debate.", "The council rejected the budget on Friday."),
-        ("Hogwood founded the Academy of Ancient Music in 1973.", "Hogwood founded the Academy of Ancient Music."),
+        (
+            "The council approved the budget on Monday after a long debate.",
+            "The council approved the budget.",
+        ),
+        (
+            "The council approved the budget on Monday after a long debate.",
+            "The council rejected the budget on Friday.",
+        ),
+        (
+            "Hogwood founded the Academy of Ancient Music in 1973.",
+            "Hogwood founded the Academy of Ancient Music.",
+        ),
         ("Hogwood founded the Academy of Ancient Music in 1973.", "Hogwood died at the age of 83."),
-        ("Shares in the firm fell by 5% after its profit warning.", "Shares in the firm rose by 5%."),
-        ("Shares in the firm fell by 5% after its profit warning.", "The firm issued a profit warning."),
+        (
+            "Shares in the firm fell by 5% after its profit warning.",
+            "Shares in the firm rose by 5%.",
+        ),
+        (
+            "Shares in the firm fell by 5% after its profit warning.",
+            "The firm issued a profit warning.",
+        ),
     ]
 
 
@@ -109,7 +125,10 @@ def test_bundled_int8_agrees_with_fp32_torch() -> None:
         pytest.skip("bundled ONNX model or trainer torch weights not present")
     onnx = ArcSupportRunner(BUNDLED_DIR, runtime="onnx", device="cpu")
     fp32 = ArcSupportRunner(torch_dir, runtime="torch", device="cpu")
-    jobs = [(ev, parse(s).sentences[0].text, arc_slots(parse(s).sentences[0])) for ev, s in _bundled_pairs()]
+    jobs = [
+        (ev, parse(s).sentences[0].text, arc_slots(parse(s).sentences[0]))
+        for ev, s in _bundled_pairs()
+    ]
     a, b = onnx.predict(jobs), fp32.predict(jobs)
     x = np.array([v for p in a for v in (*p[0], p[1])], float)
     y = np.array([v for p in b for v in (*p[0], p[1])], float)

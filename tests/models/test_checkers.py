@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from models.checkers.base import PairInput
-from models.document import ParsedText, Sentence
+from models.document import ParsedText
 
 parsing = pytest.importorskip("models.parsing")
 pytest.importorskip("onnxruntime")
@@ -23,8 +23,10 @@ def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
 
     checker = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None)
     long_sentence = "The committee " + "very " * 80 + "quickly approved the plan."
-    item = _pair("The committee approved the plan. It was late.",
-                 f"The committee approved the plan. {long_sentence} Yes.")
+    item = _pair(
+        "The committee approved the plan. It was late.",
+        f"The committee approved the plan. {long_sentence} Yes.",
+    )
     (result,) = checker.score([item])
     first, too_long, no_arcs = result.sentences
     assert first.not_checked is None and 0 <= first.score <= 1
@@ -93,8 +95,10 @@ class _BagEmbedder:
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
 
-SOURCE = ("The weather was cold in the north. Shares in the bank fell sharply after the report. "
-          "A new school opened in the town.")
+SOURCE = (
+    "The weather was cold in the north. Shares in the bank fell sharply after the report. "
+    "A new school opened in the town."
+)
 
 
 def test_embedding_retriever_ranks_relevant_first() -> None:

@@ -18,16 +18,19 @@ def test_first_word_piece_alignment() -> None:
         assert full.offsets[h][0] == slot.head[0]
         assert full.offsets[c][0] == slot.child[0]
         # first piece: no earlier piece of the same word
-        assert not any(full.sequence_ids[j] == 1 and slot.child[0] <= full.offsets[j][0] < slot.child[1]
-                       for j in range(c))
+        assert not any(
+            full.sequence_ids[j] == 1 and slot.child[0] <= full.offsets[j][0] < slot.child[1]
+            for j in range(c)
+        )
     assert enc.arc_label == (2, 0)  # "nsubj" after the two buckets; "advmod" -> other
 
 
 def test_truncation_cuts_evidence_not_sentence() -> None:
     tok = load_tokenizer(tokenizer_json())
     sentence = "The cat sat."
-    enc = encode_pair(tok, "word " * 200, sentence, [ArcSlot((8, 11), (4, 7), "nsubj")],
-                      LabelVocab([]), 32)
+    enc = encode_pair(
+        tok, "word " * 200, sentence, [ArcSlot((8, 11), (4, 7), "nsubj")], LabelVocab([]), 32
+    )
     assert len(enc.ids) == 32
     assert enc.arc_head[0] >= 0 and enc.arc_child[0] >= 0
 

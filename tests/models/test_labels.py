@@ -55,9 +55,10 @@ def test_negation_adds_a_negative_arc() -> None:
 
 def test_same_pos_swap_changes_a_word_of_that_pos() -> None:
     sent = parse("The dog chased the cat across the garden.").sentences[0]
-    text, changed = L.swap_word(sent, {"NOUN": ["piano"], "VERB": ["painted"]}, random.Random(1),
-                                pos=("NOUN",))
-    assert "piano" in text and text[changed[0][0]:changed[0][1]] == "piano"
+    text, changed = L.swap_word(
+        sent, {"NOUN": ["piano"], "VERB": ["painted"]}, random.Random(1), pos=("NOUN",)
+    )
+    assert "piano" in text and text[changed[0][0] : changed[0][1]] == "piano"
 
 
 def test_span_deletion_removes_support() -> None:
