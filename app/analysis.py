@@ -246,12 +246,13 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
             project.bulk_insert(s, ArcRow, rows)
             project.mark_parsed(s, fresh)
         maps: IdMaps = {oid: ({}, {}) for oid in docs}
-        for oid, idx, sid in s.execute(
+        for sent_oid, idx, sid in s.execute(
             select(SentenceRow.output_id, SentenceRow.idx, SentenceRow.id).where(
                 SentenceRow.output_id.in_(docs)
             )
         ):
-            maps[oid][0][idx] = sid
+            assert sent_oid is not None  # selected by output_id
+            maps[sent_oid][0][idx] = sid
         owner = {sid: (oid, idx) for oid, m in maps.items() for idx, sid in m[0].items()}
         for sid, aidx, aid in s.execute(
             select(ArcRow.sentence_id, ArcRow.idx, ArcRow.id).where(ArcRow.sentence_id.in_(owner))

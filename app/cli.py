@@ -122,6 +122,7 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
                 file=sys.stderr,
                 disable=not enabled,
                 leave=False,
+                initial=done,  # work done before the first report does not inflate the rate
             )
         bar.n = done
         bar.refresh()
@@ -263,33 +264,6 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_project_path() -> Path:
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "factdesk" / "demo.factdesk"
-
-
-def prepare_demo(path: Path, *, reset: bool = False, quiet: bool = False) -> Path:
-    """Create (or reuse) the demo project and bring its analysis up to date."""
-    from app.analysis import analyze
-    from app.io.importer import import_file
-    from app.paths import demo_pairs_file
-    from app.store import Project
-
-    if reset:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    project = Project.open(path) if path.exists() else Project.create(path)
-    with project:
-        import_file(project, demo_pairs_file())
-        update, close = _bar("analysing the demo", not quiet)
-        try:
-            analyze(project, load_checkers(None), progress=update)
-        finally:
-            close()
-    return path
-
-
 def print_findings(path: Path, threshold: float = 0.5) -> None:
     from app.io.bundles import iter_bundles, run_info
     from app.store import Project
@@ -326,8 +300,14 @@ def _has_display() -> bool:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    from app.demo import demo_project_path, prepare_demo
+
     path = Path(args.project) if args.project else demo_project_path()
-    prepare_demo(path, reset=args.reset)
+    update, close = _bar("analysing the demo")
+    try:
+        prepare_demo(path, reset=args.reset, progress=update)
+    finally:
+        close()
     if args.no_window or not _has_display():
         if not args.no_window:
             print(

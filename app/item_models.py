@@ -52,6 +52,8 @@ class PairTableModel(QAbstractTableModel):
         self._resetting = False
         self._where: dict[int, int] = {}
         self.checker_label = ""
+        #: False while the shown checker scores whole sentences only: the Arcs column is empty.
+        self.arcs_shown = True
 
     # -------------------------------------------------------------- updates
     def reset_rows(self, rows: Sequence[ListRow]) -> None:
@@ -167,7 +169,7 @@ class PairTableModel(QAbstractTableModel):
             if col == COL_LOWEST:
                 return "—" if r.lowest_support is None else f"{r.lowest_support:.2f}"
             if col == COL_ARCS:
-                return str(r.flagged_arcs)
+                return str(r.flagged_arcs) if self.arcs_shown else "—"
         elif role == Qt.ItemDataRole.DecorationRole and col == COL_STATUS:
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
@@ -177,6 +179,8 @@ class PairTableModel(QAbstractTableModel):
                 )
             if col == COL_LOWEST and r.lowest_support is None:
                 return "not analysed"
+            if col == COL_ARCS and not self.arcs_shown:
+                return f"{self.checker_label} scores sentences, not arcs"
         elif role == SortRole:
             if col == COL_ID:
                 return r.output_id

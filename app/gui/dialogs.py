@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.jobs import ExportRequest, ImportRequest, run_export, run_import
-from app.io.records import FieldMapping, read_pairs
+from app.io.exporter import parse_export_format
+from app.io.records import FieldMapping, Format, parse_format, read_pairs
 from app.store import JudgmentValue
 from app.tasks import Job
 
@@ -137,8 +138,9 @@ class ImportDialog(QDialog):
     def mapping(self) -> FieldMapping:
         return FieldMapping(**{k: (e.text().strip() or None) for k, e in self.fields.items()})
 
-    def _fmt(self) -> str | None:
-        return None if self.fmt.currentText() == "auto" else self.fmt.currentText()
+    def _fmt(self) -> Format | None:
+        text = self.fmt.currentText()
+        return parse_format(None if text == "auto" else text)
 
     def preview(self) -> None:
         """Validate the whole file without writing; list the first records and every error."""
@@ -148,7 +150,7 @@ class ImportDialog(QDialog):
             result = read_pairs(
                 self.path.text(),
                 fmt=self._fmt(),
-                mapping=self.mapping(),  # type: ignore[arg-type]
+                mapping=self.mapping(),
                 skip_invalid=True,
             )
         except Exception as err:  # noqa: BLE001 - shown in the dialog's error list
@@ -249,7 +251,11 @@ class ExportDialog(QDialog):
         if not self.path.text().strip():
             self.status.setText("Choose a file first.")
             return
-        req = ExportRequest(str(w.project.path), self.path.text().strip(), self.fmt.currentText())
+        req = ExportRequest(
+            str(w.project.path),
+            self.path.text().strip(),
+            parse_export_format(self.fmt.currentText()),
+        )
         self.export_button.setEnabled(False)
         self.status.setText("Exporting…")
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.io.records import FieldMapping
+from app.io.records import FieldMapping, Format
 from app.store import Project
 from app.tasks import JobContext
+
+if TYPE_CHECKING:
+    from app.io.exporter import ExportFormat
 
 
 @dataclass(frozen=True)
@@ -23,7 +27,7 @@ class AnalysisRequest:
 class ImportRequest:
     project_path: str
     file: str
-    fmt: str | None
+    fmt: Format | None
     mapping: FieldMapping
     skip_invalid: bool
 
@@ -32,12 +36,13 @@ class ImportRequest:
 class ExportRequest:
     project_path: str
     out: str
-    fmt: str
+    fmt: ExportFormat
 
 
 @dataclass(frozen=True)
 class DemoRequest:
     project_path: str
+    checkers: tuple[str, ...] | None = None  # None: the default checkers
 
 
 def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
@@ -68,7 +73,7 @@ def run_import(req: ImportRequest, ctx: JobContext) -> dict:
             project,
             req.file,
             fmt=req.fmt,
-            mapping=req.mapping,  # type: ignore[arg-type]
+            mapping=req.mapping,
             skip_invalid=req.skip_invalid,
             progress=ctx.progress,
         )
@@ -79,28 +84,17 @@ def run_export(req: ExportRequest, ctx: JobContext) -> int:
     from app.io.exporter import export
 
     with Project.open(req.project_path) as project:
-        return export(project, req.out, fmt=req.fmt, progress=ctx.progress)  # type: ignore[arg-type]
+        return export(project, req.out, fmt=req.fmt, progress=ctx.progress)
 
 
 def build_demo(req: DemoRequest, ctx: JobContext) -> str:
-    """Create the demo project (import + lexical analysis) unless it exists already."""
-    from app.analysis import analyze
-    from app.io.importer import import_file
-    from app.paths import demo_pairs_file
-    from models.registry import load_checker
+    """Create the demo project or bring its analysis up to date (see :mod:`app.demo`)."""
+    from app.demo import prepare_demo
 
-    path = Path(req.project_path)
-    if path.exists():
-        return str(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".building" + path.suffix)
-    tmp.unlink(missing_ok=True)
-    with Project.create(tmp) as project:
-        import_file(project, demo_pairs_file())
-        analyze(
-            project, [load_checker("lexical")], progress=ctx.progress, should_stop=ctx.should_stop
-        )
-    for extra in ("-wal", "-shm"):
-        Path(str(tmp) + extra).unlink(missing_ok=True)
-    tmp.replace(path)
+    path = prepare_demo(
+        Path(req.project_path),
+        checkers=req.checkers,
+        progress=ctx.progress,
+        should_stop=ctx.should_stop,
+    )
     return str(path)

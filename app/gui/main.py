@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import (
     QEvent,
     QItemSelectionModel,
     QKeyCombination,
+    QModelIndex,
     QObject,
-    QStandardPaths,
     Qt,
     QTimer,
 )
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QDialog,
     QDoubleSpinBox,
     QFileDialog,
     QHBoxLayout,
@@ -35,6 +38,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QProgressBar,
@@ -65,6 +69,7 @@ from app.io.bundles import PairBundle, load_bundles
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel, icon
 from app.settings import Settings
 from app.store import Change, JudgmentKey, JudgmentValue, Project
+from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
 from app.tasks import Job, TaskRunner
 
 LEVELS = ("sentence", "arc", "pair")
@@ -269,8 +274,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.cancel_button)
 
         self._build_menus(tb)
-        for w in (self, self.table, self.source_view, self.output_view, self.search):
-            w.installEventFilter(self)
+        for watched in (self, self.table, self.source_view, self.output_view, self.search):
+            watched.installEventFilter(self)
 
     def _build_menus(self, tb: QToolBar) -> None:
         mb = self.menuBar()
@@ -327,7 +332,13 @@ class MainWindow(QMainWindow):
         tb.addAction(self.blind_action)
         tb.addAction(self.ais_action)
 
-    def _act(self, menu, text, shortcut, slot) -> QAction:  # type: ignore[no-untyped-def]
+    def _act(
+        self,
+        menu: QMenu,
+        text: str,
+        shortcut: QKeySequence.StandardKey | str | None,
+        slot: Callable[[], object],
+    ) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -385,7 +396,12 @@ class MainWindow(QMainWindow):
         assert self.project is not None
         names = self.project.checker_names()
         versions = self.project.current_versions()
+        grains = self.project.checker_grains()
         wanted = self.checker or self.settings.get(S.CHECKER)
+        if wanted not in names:
+            # An arc checker shows both grains (arcs and sentence means): prefer the latest one.
+            arc_level = [n for n in names if grains.get(n) == "arc"]
+            wanted = arc_level[-1] if arc_level else next(reversed(names), "")
         self.checker_box.blockSignals(True)
         self.checker_box.clear()
         for name, display in names.items():
@@ -397,6 +413,7 @@ class MainWindow(QMainWindow):
         self.version = versions.get(self.checker) if self.checker else None
         self.checker_label = names.get(self.checker, "") if self.checker else ""
         self.model.checker_label = self.checker_label
+        self.model.arcs_shown = grains.get(self.checker or "", "arc") == "arc"
         self._show_checker()
 
     def _show_checker(self) -> None:
@@ -473,7 +490,7 @@ class MainWindow(QMainWindow):
         else:
             self.show_pair(output_id)
 
-    def _row_changed(self, current, _previous) -> None:  # type: ignore[no-untyped-def]
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
             return
         oid = current.data(OutputIdRole)
@@ -522,7 +539,9 @@ class MainWindow(QMainWindow):
     def blind(self) -> bool:
         return self.blind_action.isChecked()
 
-    def _scores(self):  # type: ignore[no-untyped-def]
+    def _scores(
+        self,
+    ) -> tuple[PairScoreRow, dict[int, SentenceScoreRow], dict[int, float]] | None:
         if self.bundle is None or not self.checker:
             return None
         return self.bundle.scores.get(self.checker)
@@ -550,13 +569,13 @@ class MainWindow(QMainWindow):
             tip += f" · {row.omitted} source sentences omitted"
         return state, row.score, tip
 
-    def _flagged_arcs(self) -> list[tuple[int, object, float]]:
+    def _flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""
         sc = self._scores()
         if sc is None or self.bundle is None:
             return []
         thr = self.threshold.value()
-        out = []
+        out: list[tuple[int, ArcRow, float]] = []
         for arc in self.bundle.arcs:
             score = sc[2].get(arc.id)
             if score is not None and score < thr:
@@ -576,9 +595,9 @@ class MainWindow(QMainWindow):
         elif self.level == "arc" and not self.blind:
             self.units = [
                 Unit(
-                    JudgmentKey(oid, "arc", sentence_id=arc.sentence_id, arc_id=arc.id),  # type: ignore[attr-defined]
+                    JudgmentKey(oid, "arc", sentence_id=arc.sentence_id, arc_id=arc.id),
                     score,
-                    f"arc {n}: {arc.label} {arc.head_text} → {arc.child_text}",  # type: ignore[attr-defined]
+                    f"arc {n}: {arc.label} {arc.head_text} → {arc.child_text}",
                     n,
                 )
                 for n, arc, score in self._flagged_arcs()
@@ -626,18 +645,18 @@ class MainWindow(QMainWindow):
         arcs = []
         if not blind:
             for n, arc, score in self._flagged_arcs():
-                human = self.judg.get((f"arc:{arc.id}", "support"))  # type: ignore[attr-defined]
+                human = self.judg.get((f"arc:{arc.id}", "support"))
                 arcs.append(
                     ArcMark(
                         n,
                         arc.id,
-                        arc.label,  # type: ignore[attr-defined]
-                        (arc.head_start, arc.head_end),  # type: ignore[attr-defined]
-                        (arc.child_start, arc.child_end),  # type: ignore[attr-defined]
+                        arc.label,
+                        (arc.head_start, arc.head_end),
+                        (arc.child_start, arc.child_end),
                         arc.head_text,
-                        arc.child_text,  # type: ignore[attr-defined]
+                        arc.child_text,
                         score,
-                        f"arc {n}: {arc.label}({arc.head_text} → {arc.child_text}) "  # type: ignore[attr-defined]
+                        f"arc {n}: {arc.label}({arc.head_text} → {arc.child_text}) "
                         f"· {self.checker_label} {score:.2f} (not entailed)",
                         human.label if human else None,
                     )
@@ -690,7 +709,7 @@ class MainWindow(QMainWindow):
             view.update_view()
             return
         sc = self._scores()
-        numbers = {arc.id: n for n, arc, _score in self._flagged_arcs()}  # type: ignore[attr-defined]
+        numbers = {arc.id: n for n, arc, _score in self._flagged_arcs()}
         items = [
             ArcItem(
                 arc.id,
@@ -779,7 +798,8 @@ class MainWindow(QMainWindow):
         for action, text in self.keys_text.items():
             seq = QKeySequence(text)
             if seq.count():
-                self.keymap[seq[0].toCombined()] = action
+                # QKeySequence supports indexing at runtime; the stubs lack __getitem__.
+                self.keymap[seq[0].toCombined()] = action  # type: ignore[index]
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.search and event.type() == QEvent.Type.KeyPress:
@@ -878,13 +898,22 @@ class MainWindow(QMainWindow):
         self.last_saved = text
         self.saved_label.setText(f"✔ {text}")
 
-    def _value(self, label: str, decision: str, unit: Unit | None, **kw: object) -> JudgmentValue:
+    def _value(
+        self,
+        label: str,
+        decision: str,
+        unit: Unit | None,
+        *,
+        error_type: str | None = None,
+        note: str | None = None,
+    ) -> JudgmentValue:
         return JudgmentValue(
             label=label,
             decision=decision,
             model_visible=not self.blind and not (self.ais_mode and self.ais_stage == 1),
             model_score=None if unit is None else unit.score,
-            **kw,  # type: ignore[arg-type]
+            error_type=error_type,
+            note=note,
         )
 
     def accept_item(self) -> None:
@@ -1046,7 +1075,7 @@ class MainWindow(QMainWindow):
         """An arc clicked in the diagram: a non-entailed one becomes the arc being judged."""
         if self.bundle is None or self.blind:
             return
-        if arc_id not in {arc.id for _n, arc, _s in self._flagged_arcs()}:  # type: ignore[attr-defined]
+        if arc_id not in {arc.id for _n, arc, _s in self._flagged_arcs()}:
             arc = next((a for a in self.bundle.arcs if a.id == arc_id), None)
             if arc is not None:
                 self.statusBar().showMessage(
@@ -1140,6 +1169,7 @@ class MainWindow(QMainWindow):
             self.version = self.project.current_versions().get(self.checker)
             self.checker_label = self.project.checker_names().get(self.checker, "")
             self.model.checker_label = self.checker_label
+            self.model.arcs_shown = self.project.checker_grains().get(self.checker) == "arc"
             self.settings.set(S.CHECKER, self.checker)
             self._show_checker()
         oid = self.current_output_id()
@@ -1305,14 +1335,19 @@ class MainWindow(QMainWindow):
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for p in self.settings.get(S.RECENT):
-            self.recent_menu.addAction(p, lambda p=p: self._open_guarded(p))
+
+            def open_recent(path: str = p) -> None:
+                self._open_guarded(path)
+
+            self.recent_menu.addAction(p, open_recent)
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def open_demo(self) -> None:
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-        path = str(Path(folder or Path.home()) / "demo.factdesk")
-        self.statusBar().showMessage("Preparing the demo project…")
+        from app.demo import demo_project_path
+
+        path = str(demo_project_path())
+        self.statusBar().showMessage("Preparing the demo project (analysing it on first use)…")
         self.runner.submit(
             Job(
                 "io",
@@ -1345,11 +1380,20 @@ class MainWindow(QMainWindow):
         StatsDialog(self).exec()
 
     def show_keys(self) -> None:
-        lines = [f"{k:>8}  {a.replace('_', ' ')}" for a, k in self.keys_text.items()]
-        lines.append("     1–9  error type (relabel as unsupported)")
-        lines.append("  Ctrl+Z  undo · Ctrl+Shift+Z redo")
-        lines.append("Remap with keys/<action> in the settings file.")
-        QMessageBox.information(self, "Keyboard", "\n".join(lines))
+        """The keyboard dialog: see every judging key and remap it (kept in the settings)."""
+        from app.gui.keys import KeysDialog
+
+        dialog = KeysDialog(self.keys_text, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.remap_keys(dialog.keys())
+
+    def remap_keys(self, keys: dict[str, str]) -> None:
+        """Store a new key map and use it at once."""
+        for action, key in keys.items():
+            self.settings.set_key(action, key)
+        self._load_keymap()
+        if self.bundle is not None:
+            self._render_header()
 
     def show_error(self, err: BaseException) -> None:
         """The one place errors reach the user."""
@@ -1374,7 +1418,8 @@ class MainWindow(QMainWindow):
 
     def toggle_dark(self) -> None:
         self.settings.set(S.DARK, self.dark_action.isChecked())
-        theme.apply(QApplication.instance(), self.dark_action.isChecked())  # type: ignore[arg-type]
+        # The running application is a QApplication; instance() is typed as its QCoreApplication base.
+        theme.apply(cast(QApplication, QApplication.instance()), self.dark_action.isChecked())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and join every worker, save the geometry, close the project."""

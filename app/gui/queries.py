@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import ColumnElement, func, or_, select
+from sqlalchemy.orm import QueryableAttribute
 
 from app.store.project import PairRow, Project
 from app.store.schema import (
@@ -57,7 +59,7 @@ def list_rows(
 ) -> list[ListRow]:
     """Rows for ``ids`` (all pairs when None), in import order."""
 
-    def only(col):  # type: ignore[no-untyped-def]
+    def only(col: QueryableAttribute[Any]) -> list[ColumnElement[bool]]:
         return [] if ids is None else [col.in_(list(ids))]
 
     with project.session() as s:
@@ -85,19 +87,23 @@ def list_rows(
                     )
                 ).all()
             )
+            # Arcs belong to output sentences only, so the joined output_id is never NULL.
             flagged_arcs = dict(
-                s.execute(
-                    select(SentenceRow.output_id, func.count(ArcScoreRow.id))
-                    .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
-                    .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
-                    .where(
-                        ArcScoreRow.checker == checker,
-                        ArcScoreRow.version == version,
-                        ArcScoreRow.score < threshold,
-                        *only(SentenceRow.output_id),
-                    )
-                    .group_by(SentenceRow.output_id)
-                ).all()
+                cast(
+                    "Sequence[tuple[int, int]]",
+                    s.execute(
+                        select(SentenceRow.output_id, func.count(ArcScoreRow.id))
+                        .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
+                        .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
+                        .where(
+                            ArcScoreRow.checker == checker,
+                            ArcScoreRow.version == version,
+                            ArcScoreRow.score < threshold,
+                            *only(SentenceRow.output_id),
+                        )
+                        .group_by(SentenceRow.output_id)
+                    ).all(),
+                )
             )
         judged: dict[int, int] = defaultdict(int)
         flags: set[int] = set()

@@ -34,7 +34,7 @@ def score_distribution(fig: Figure, scores: list[float], label: str, threshold: 
 
 def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> None:
     """2x2 table of human label vs model flag for judged sentences."""
-    counts = defaultdict(int)
+    counts: defaultdict[tuple[str, str], int] = defaultdict(int)
     for human, score, _err, _system in rows:
         if score is None:
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
@@ -79,8 +79,8 @@ class MarkedText(QTextBrowser):
         self.anchorClicked.connect(self._anchor)
         self.viewport().installEventFilter(self)
 
-    def _anchor(self, url: object) -> None:
-        text = url.toString()  # type: ignore[attr-defined]
+    def _anchor(self, url: QUrl) -> None:
+        text = url.toString()
         if text.startswith("s:"):
             self.sentence_clicked.emit(int(text[2:]))
 
@@ -130,9 +130,9 @@ def render_output(
     cursor.beginEditBlock()  # one layout pass at the end instead of one per insert
     out = Rendered()
     words: dict[tuple[int, int], list[ArcMark]] = {}
-    for a in arcs:
-        words.setdefault(a.head, []).append(a)
-        words.setdefault(a.child, []).append(a)
+    for arc in arcs:
+        words.setdefault(arc.head, []).append(arc)
+        words.setdefault(arc.child, []).append(arc)
     cuts = {0, len(text)}
     for s in sentences:
         cuts.update((s.start, s.end))
@@ -164,20 +164,20 @@ def render_output(
                 g = _fmt(lead)
                 g.setBackground(COLOURS[s.state])
                 cursor.insertText(GLYPHS[s.state] + " ", g)
-        s = sentence_at(a)
+        here = sentence_at(a)
         f = _fmt()
-        if s is not None:
+        if here is not None:
             f.setAnchor(True)
-            f.setAnchorHref(f"s:{s.index}")
-            f.setToolTip(s.tooltip)
-            if s.state:
-                f.setBackground(COLOURS[s.state])
-                f.setUnderlineStyle(UNDERLINES[s.state])
-                if s.state == "unsupported":
+            f.setAnchorHref(f"s:{here.index}")
+            f.setToolTip(here.tooltip)
+            if here.state:
+                f.setBackground(COLOURS[here.state])
+                f.setUnderlineStyle(UNDERLINES[here.state])
+                if here.state == "unsupported":
                     f.setUnderlineColor(QColor(200, 30, 30))
-                if s.state == "not_checked":
+                if here.state == "not_checked":
                     f.setFontItalic(True)
-            if s.index == current and current_arc is None:
+            if here.index == current and current_arc is None:
                 f.setFontWeight(QFont.Weight.DemiBold)
         marks = words.get((a, b), [])
         if marks:

@@ -7,9 +7,9 @@ building ORM instances was most of the cost of a large export.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import select
 
@@ -17,6 +17,7 @@ from app.store.project import Project
 from app.store.schema import (
     ArcRow,
     ArcScoreRow,
+    Base,
     Judgment,
     Output,
     PairScoreRow,
@@ -41,6 +42,18 @@ class PairBundle:
     judgments: list[Judgment] = field(default_factory=list)
 
 
+_R = TypeVar("_R", bound=Base)
+
+
+def _rows(kind: type[_R], result: Iterable[Any]) -> Iterator[_R]:
+    """Type the plain result rows of ``select(kind.__table__)`` as ``kind``.
+
+    They are not ``kind`` instances, but they carry the same column attributes with the same
+    types, which is all that readers of a bundle use.
+    """
+    return iter(cast("Iterable[_R]", result))
+
+
 def iter_bundles(project: Project, *, chunk: int = 2000) -> Iterator[PairBundle]:
     """All pairs in import order, each with its analysis and judgments."""
     ids = project.output_ids()
@@ -61,57 +74,82 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
     current = run_info(project)
     with project.session() as s:
         outs = list(
-            s.execute(select(Output.__table__).where(Output.id.in_(output_ids)).order_by(Output.id))
+            _rows(
+                Output,
+                s.execute(
+                    select(Output.__table__).where(Output.id.in_(output_ids)).order_by(Output.id)
+                ),
+            )
         )
         src_ids = {o.source_id for o in outs}
         sources = {
-            x.id: x for x in s.execute(select(Source.__table__).where(Source.id.in_(src_ids)))
+            x.id: x
+            for x in _rows(
+                Source, s.execute(select(Source.__table__).where(Source.id.in_(src_ids)))
+            )
         }
         bundles = {o.id: PairBundle(o, sources[o.source_id]) for o in outs}
         src_sents: dict[int, list[SentenceRow]] = defaultdict(list)
-        for row in s.execute(
-            select(SentenceRow.__table__)
-            .where(SentenceRow.source_id.in_(src_ids))
-            .order_by(SentenceRow.idx)
+        for row in _rows(
+            SentenceRow,
+            s.execute(
+                select(SentenceRow.__table__)
+                .where(SentenceRow.source_id.in_(src_ids))
+                .order_by(SentenceRow.idx)
+            ),
         ):
-            src_sents[row.source_id].append(row)  # type: ignore[index]
+            assert row.source_id is not None  # selected by source_id
+            src_sents[row.source_id].append(row)
         sent_owner: dict[int, int] = {}
-        for row in s.execute(
-            select(SentenceRow.__table__)
-            .where(SentenceRow.output_id.in_(output_ids))
-            .order_by(SentenceRow.idx)
+        for row in _rows(
+            SentenceRow,
+            s.execute(
+                select(SentenceRow.__table__)
+                .where(SentenceRow.output_id.in_(output_ids))
+                .order_by(SentenceRow.idx)
+            ),
         ):
-            bundles[row.output_id].sentences.append(row)  # type: ignore[index]
-            sent_owner[row.id] = row.output_id  # type: ignore[assignment]
+            assert row.output_id is not None  # selected by output_id
+            bundles[row.output_id].sentences.append(row)
+            sent_owner[row.id] = row.output_id
         arc_owner: dict[int, int] = {}
-        for row in s.execute(
-            select(ArcRow.__table__)
-            .where(ArcRow.sentence_id.in_(sent_owner))
-            .order_by(ArcRow.sentence_id, ArcRow.idx)
+        for arc in _rows(
+            ArcRow,
+            s.execute(
+                select(ArcRow.__table__)
+                .where(ArcRow.sentence_id.in_(sent_owner))
+                .order_by(ArcRow.sentence_id, ArcRow.idx)
+            ),
         ):
-            bundles[sent_owner[row.sentence_id]].arcs.append(row)
-            arc_owner[row.id] = sent_owner[row.sentence_id]
+            bundles[sent_owner[arc.sentence_id]].arcs.append(arc)
+            arc_owner[arc.id] = sent_owner[arc.sentence_id]
         for checker, info in current.items():
             version = info["version"]
-            pair_rows = s.execute(
-                select(PairScoreRow.__table__).where(
-                    PairScoreRow.checker == checker,
-                    PairScoreRow.version == version,
-                    PairScoreRow.output_id.in_(output_ids),
-                )
+            pair_rows = _rows(
+                PairScoreRow,
+                s.execute(
+                    select(PairScoreRow.__table__).where(
+                        PairScoreRow.checker == checker,
+                        PairScoreRow.version == version,
+                        PairScoreRow.output_id.in_(output_ids),
+                    )
+                ),
             )
-            for row in pair_rows:
-                bundles[row.output_id].scores[checker] = (row, {}, {})
-            for row in s.execute(
-                select(SentenceScoreRow.__table__).where(
-                    SentenceScoreRow.checker == checker,
-                    SentenceScoreRow.version == version,
-                    SentenceScoreRow.sentence_id.in_(sent_owner),
-                )
+            for pair in pair_rows:
+                bundles[pair.output_id].scores[checker] = (pair, {}, {})
+            for sent in _rows(
+                SentenceScoreRow,
+                s.execute(
+                    select(SentenceScoreRow.__table__).where(
+                        SentenceScoreRow.checker == checker,
+                        SentenceScoreRow.version == version,
+                        SentenceScoreRow.sentence_id.in_(sent_owner),
+                    )
+                ),
             ):
-                entry = bundles[sent_owner[row.sentence_id]].scores.get(checker)
+                entry = bundles[sent_owner[sent.sentence_id]].scores.get(checker)
                 if entry is not None:
-                    entry[1][row.sentence_id] = row
+                    entry[1][sent.sentence_id] = sent
             for arc_id, score in s.execute(
                 select(ArcScoreRow.arc_id, ArcScoreRow.score).where(
                     ArcScoreRow.checker == checker,
@@ -122,12 +160,15 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
                 entry = bundles[arc_owner[arc_id]].scores.get(checker)
                 if entry is not None:
                     entry[2][arc_id] = score
-        for row in s.execute(
-            select(Judgment.__table__)
-            .where(Judgment.output_id.in_(output_ids))
-            .order_by(Judgment.id)
+        for judgment in _rows(
+            Judgment,
+            s.execute(
+                select(Judgment.__table__)
+                .where(Judgment.output_id.in_(output_ids))
+                .order_by(Judgment.id)
+            ),
         ):
-            bundles[row.output_id].judgments.append(row)
+            bundles[judgment.output_id].judgments.append(judgment)
         for b in bundles.values():
             b.source_sentences = src_sents.get(b.source.id, [])
         return [bundles[o.id] for o in outs]

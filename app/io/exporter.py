@@ -13,12 +13,27 @@ import csv
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 
 ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+
+
+def parse_export_format(value: str) -> ExportFormat:
+    """An export format name (from a user's choice) as an :data:`ExportFormat`.
+
+    Raises:
+        ValueError: for a name that is not one of :data:`EXPORT_FORMATS`.
+    """
+    for fmt in EXPORT_FORMATS:
+        if value == fmt:
+            return fmt
+    raise ValueError(
+        f"unknown export format {value!r}; expected one of {', '.join(EXPORT_FORMATS)}"
+    )
 
 
 def export(

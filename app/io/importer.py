@@ -159,7 +159,6 @@ def _restore(
 ) -> None:
     """Restore sentences, arcs, scores and judgments from a FactDesk JSONL export record."""
     data = rec.analysis or {}
-    where = {"path": str(path), "line": rec.line}
     try:
         sentence_ids: dict[int, int] = {}
         for sent in data.get("sentences", []):
@@ -189,7 +188,7 @@ def _restore(
                 )
         arc_ids: dict[tuple[int, int], int] = {}
         for arc in data.get("arcs", []):
-            row = ArcRow(
+            arc_row = ArcRow(
                 sentence_id=sentence_ids[int(arc["sentence"])],
                 idx=int(arc["index"]),
                 label=str(arc["label"]),
@@ -202,9 +201,9 @@ def _restore(
                 head_text=str(arc["head_text"]),
                 child_text=str(arc["child_text"]),
             )
-            s.add(row)
+            s.add(arc_row)
             s.flush()
-            arc_ids[(int(arc["sentence"]), int(arc["index"]))] = row.id
+            arc_ids[(int(arc["sentence"]), int(arc["index"]))] = arc_row.id
         if sentence_ids:
             out.parsed = True
         for name, block in (data.get("checkers") or {}).items():
@@ -243,7 +242,7 @@ def _restore(
             sid = sentence_ids[int(j["sentence"])] if j.get("sentence") is not None else None
             aid = arc_ids[(int(j["sentence"]), int(j["arc"]))] if j.get("arc") is not None else None
             key = {"pair": "pair", "sentence": f"sentence:{sid}", "arc": f"arc:{aid}"}[target]
-            row = Judgment(
+            judgment = Judgment(
                 output_id=out.id,
                 sentence_id=sid,
                 arc_id=aid,
@@ -261,7 +260,7 @@ def _restore(
                 model_visible=bool(j.get("model_visible", True)),
                 model_score=j.get("model_score"),
             )
-            s.add(row)
+            s.add(judgment)
             s.add(
                 AuditEntry(
                     at=now(),
@@ -271,16 +270,19 @@ def _restore(
                         "target": target,
                         "sentence_id": sid,
                         "arc_id": aid,
-                        "aspect": row.aspect,
+                        "aspect": judgment.aspect,
                     },
                     before=None,
-                    after={"label": row.label},
+                    after={"label": judgment.label},
                     annotator=annotator,
                 )
             )
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InputError(
-            f"malformed FactDesk analysis data ({exc!r})", field="analysis", **where
+            f"malformed FactDesk analysis data ({exc!r})",
+            field="analysis",
+            path=str(path),
+            line=rec.line,
         ) from exc
 
 

@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from models.errors import InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 SOURCE_FIELDS = ("source", "document", "article", "grounding", "doc")
 OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
@@ -104,6 +105,20 @@ def guess_format(path: Path) -> Format:
         f"cannot tell the format from the suffix '{suffix}'; pass --format jsonl|csv|tsv",
         path=str(path),
     )
+
+
+def parse_format(value: str | None) -> Format | None:
+    """A format name (from a user's choice) as a :data:`Format`; None stays None (guess it).
+
+    Raises:
+        ValueError: for a name that is not one of :data:`FORMATS`.
+    """
+    if value is None:
+        return None
+    for fmt in FORMATS:
+        if value == fmt:
+            return fmt
+    raise ValueError(f"unknown input format {value!r}; expected one of {', '.join(FORMATS)}")
 
 
 def read_pairs(

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 
 from models.errors import ProjectError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SUFFIX = ".factdesk"
@@ -33,7 +37,7 @@ def make_engine(path: Path) -> Engine:
     return engine
 
 
-def _alembic_config():  # type: ignore[no-untyped-def]
+def _alembic_config() -> Config:
     from alembic.config import Config
 
     cfg = Config()

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine, delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -193,6 +193,12 @@ class Project:
             rows = s.execute(select(Run.checker, Run.display_name).order_by(Run.id)).all()
         return {c: d for c, d in rows}
 
+    def checker_grains(self) -> dict[str, str]:
+        """Checker name -> grain ("arc" or "sentence") of its latest run."""
+        with self.session() as s:
+            rows = s.execute(select(Run.checker, Run.grain).order_by(Run.id)).all()
+        return {c: g for c, g in rows}
+
     def sentence_scores(
         self, checker: str, version: str, sentence_ids: Sequence[int]
     ) -> dict[int, SentenceScoreRow]:
@@ -238,18 +244,22 @@ class Project:
                         )
                     ).all()
                 )
+                # Arcs belong to output sentences only, so the joined output_id is never NULL.
                 flagged_arcs = dict(
-                    s.execute(
-                        select(SentenceRow.output_id, func.count(ArcScoreRow.id))
-                        .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
-                        .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
-                        .where(
-                            ArcScoreRow.checker == checker,
-                            ArcScoreRow.version == version,
-                            ArcScoreRow.score < threshold,
-                        )
-                        .group_by(SentenceRow.output_id)
-                    ).all()
+                    cast(
+                        "Sequence[tuple[int, int]]",
+                        s.execute(
+                            select(SentenceRow.output_id, func.count(ArcScoreRow.id))
+                            .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
+                            .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
+                            .where(
+                                ArcScoreRow.checker == checker,
+                                ArcScoreRow.version == version,
+                                ArcScoreRow.score < threshold,
+                            )
+                            .group_by(SentenceRow.output_id)
+                        ).all(),
+                    )
                 )
             judged = dict(
                 s.execute(
@@ -414,7 +424,7 @@ class Project:
                 "arcs": s.scalar(select(func.count(ArcRow.id))) or 0,
                 "judgments": s.scalar(select(func.count(Judgment.id))) or 0,
             }
-            checkers = {}
+            checkers: dict[str, dict[str, Any]] = {}
             for checker, version, display in s.execute(
                 select(Run.checker, Run.version, Run.display_name).order_by(Run.id)
             ).all():

@@ -12,6 +12,14 @@ def _size(path: Path) -> str:
     return f"{path.stat().st_size / 1e6:.1f} MB" if path.is_file() else "missing"
 
 
+def _epochs(training: dict) -> str:
+    try:
+        per_epoch = -(-int(training["examples"]) // int(training["batch_size"]))
+        return f"{int(training['steps']) / per_epoch:.1f} epochs"
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return "epochs unknown"
+
+
 def write_card(
     bundle: Path,
     eval_text: str,
@@ -90,9 +98,11 @@ def write_card(
         "supported, summary sentences from the span sets and FactCC claims.",
         "",
         f"Training: {training.get('examples', '?')} examples, {training.get('steps', '?')} steps of "
-        f"batch {training.get('batch_size', '?')}, lr {training.get('lr', '?')} with warm-up and linear "
-        f"decay over a wall-clock budget of {training.get('budget_minutes', '?')} min "
-        f"({training.get('seconds', '?')} s on {training.get('device', '?')}, 2 CPU cores); word "
+        f"batch {training.get('batch_size', '?')} ({_epochs(training)}), lr "
+        f"{training.get('lr', '?')} with warm-up and linear decay, stopping at "
+        f"{training.get('max_epochs') or '?'} epochs or a wall-clock budget of "
+        f"{training.get('budget_minutes', '?')} min, whichever comes first "
+        f"({training.get('seconds', '?')} s on {training.get('device', '?')}); word "
         "embeddings frozen; loss = arc cross-entropy + support cross-entropy."
         + (f" Whole reproduction run: {train_seconds / 60:.0f} min." if train_seconds else ""),
         "",

@@ -144,8 +144,8 @@ def train(
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
             step += 1
-            arc_loss_sum += float(arc_loss)
-            sup_loss_sum += float(sup_loss)
+            arc_loss_sum += float(arc_loss.detach())
+            sup_loss_sum += float(sup_loss.detach())
             if log and step % 50 == 0:
                 log(
                     f"epoch {epoch} step {step} arc loss {arc_loss_sum / 50:.3f} "

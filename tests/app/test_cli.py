@@ -72,3 +72,11 @@ def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch
     assert code == 0
     assert "demo-02" in out and "pair support" in out
     assert (tmp_path / "factdesk" / "demo.factdesk").exists()
+    from models.arc_runtime import bundled_available
+
+    if bundled_available():  # the bundled models are the demo's checkers, not the baseline
+        assert "arc entailment (DAE)" in out and "sentence support" in out
+        assert "lexical baseline" not in out
+    # a second run reuses the project: nothing is imported or scored twice
+    code, again, _ = run(capsys, "demo", "--no-window")
+    assert code == 0 and again == out

@@ -42,7 +42,7 @@ def make_big(workdir: Path, pairs: int) -> Path:
     big = workdir / f"big{pairs}.factdesk"
     if big.exists():
         return big
-    demo = Path(build_demo(DemoRequest(str(workdir / "demo.factdesk")), _Ctx()))  # type: ignore[arg-type]
+    demo = Path(build_demo(DemoRequest(str(workdir / "demo.factdesk"), ("lexical",)), _Ctx()))  # type: ignore[arg-type]
     exported = workdir / "demo_export.jsonl"
     with Project.open(demo) as p:
         export(p, exported)

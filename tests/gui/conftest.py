@@ -35,7 +35,7 @@ def analysed_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from app.gui.jobs import DemoRequest, build_demo
 
     path = tmp_path_factory.mktemp("demo") / "demo.factdesk"
-    build_demo(DemoRequest(str(path)), _Ctx())  # type: ignore[arg-type]
+    build_demo(DemoRequest(str(path), ("lexical",)), _Ctx())  # type: ignore[arg-type]
     return path
 
 
