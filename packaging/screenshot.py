@@ -43,18 +43,12 @@ def main() -> int:
     w.resize(1500, 900)
     w.show()
     w.open_project(project)
-    # A pair with unsupported content, the second sentence selected and one decision made.
-    w.select_pair(w.model.list_row(1).row.output_id)
-    w.next_item()
-    w.judge(
-        w.current_unit().key,
-        w._value(
-            "unsupported",
-            "relabel",
-            w.current_unit(),  # type: ignore[union-attr]
-            error_type="entity",
-        ),
-    )
+    # The demo's "mixed" pair: its first sentence accepted (decide-and-advance moves on), the
+    # second one, with a wrong figure the arc model flags, selected.
+    rows = [w.model.list_row(i).row for i in range(w.model.rowCount())]
+    pick = next((r for r in rows if r.external_id == "demo-10"), rows[min(1, len(rows) - 1)])
+    w.select_pair(pick.output_id)
+    w.do("accept")
 
     def shoot() -> None:
         w.grab().save(str(out))

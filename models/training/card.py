@@ -126,7 +126,7 @@ def write_card(
         "## Reproduce",
         "",
         "```",
-        "pip install -e '.[train]'",
+        "pip install -e '.[train]' torch==2.13.0",
         "python -m models.training.reproduce --data ../shared/data --out build/training --budget-minutes 90",
         "```",
         "",
