@@ -118,14 +118,26 @@ def ranking_accuracy(groups: dict[str, list[tuple[float, int]]]) -> tuple[float,
 # ---- running ----
 
 
-def _checkers(names: Sequence[str] | None) -> dict[str, Any]:
+#: Checkers that take an arc/support model directory (ours) instead of the bundled one.
+MODEL_DIR_CHECKERS = ("dae", "support")
+
+
+def _checkers(names: Sequence[str] | None, model_dir: Path | None = None) -> dict[str, Any]:
     from models.registry import CHECKERS, default_checkers, load_checker
 
     if names is None:
         names = ["lexical"] + [n for n in default_checkers() if n != "lexical"]
+        if model_dir is not None:
+            names += [n for n in MODEL_DIR_CHECKERS if n not in names]
     elif "lexical" not in names:
         names = ["lexical", *names]
-    return {n: load_checker(n, device="auto") for n in names if CHECKERS[n].available()}
+    return {
+        n: load_checker(n, device="auto", model_dir=model_dir)
+        if model_dir is not None and n in MODEL_DIR_CHECKERS
+        else load_checker(n, device="auto")
+        for n in names
+        if CHECKERS[n].available() or (model_dir is not None and n in MODEL_DIR_CHECKERS)
+    }
 
 
 def _sample(items: list, limit: int | None, seed: int = 0) -> list:
@@ -230,8 +242,13 @@ def run_evaluation(
     limit: int | None = None,
     progress: Progress | None = None,
     work_dir: str | Path | None = None,
+    model_dir: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Run every measure; ``limit`` samples at most that many items per data set."""
+    """Run every measure; ``limit`` samples at most that many items per data set.
+
+    ``model_dir`` evaluates that arc/support model directory (e.g. one just exported by the
+    reproduction command) as ``dae`` and ``support`` instead of the bundled one.
+    """
     from models.training import data as D
     from models.training.examples import (
         ParseCache,
@@ -243,7 +260,7 @@ def run_evaluation(
 
     data_dir = Path(data_dir)
     work = Path(work_dir) if work_dir is not None else DEFAULT_WORK
-    loaded = _checkers(checkers)
+    loaded = _checkers(checkers, Path(model_dir) if model_dir is not None else None)
     cache = ParseCache(work / "parse_cache.pkl")
     started = time.monotonic()
     result: dict[str, Any] = {
@@ -408,7 +425,7 @@ def format_tables(result: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``factdesk eval [--json] [--data DIR] [--limit N]``."""
+    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR]``."""
     from models.training.data import default_data_dir
 
     parser = argparse.ArgumentParser(prog="factdesk eval")
@@ -416,9 +433,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--limit", type=int, default=None, help="at most N items per data set")
     parser.add_argument("--checkers", nargs="*", default=None)
+    parser.add_argument(
+        "--model-dir", type=Path, default=None, help="an arc/support model directory to evaluate"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     log = None if args.json else (lambda m: print(m, file=sys.stderr, flush=True))
-    result = run_evaluation(args.data, checkers=args.checkers, limit=args.limit, progress=log)
+    result = run_evaluation(
+        args.data,
+        checkers=args.checkers,
+        limit=args.limit,
+        progress=log,
+        model_dir=args.model_dir,
+    )
     print(json.dumps(result, indent=2) if args.json else format_tables(result))
     return 0
 

@@ -138,7 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         from models.training.card import write_card
 
         _log("evaluating")
-        result = run_evaluation(args.data, limit=args.eval_limit, progress=_log, work_dir=args.out)
+        result = run_evaluation(
+            args.data,
+            limit=args.eval_limit,
+            progress=_log,
+            work_dir=args.out,
+            model_dir=args.bundle / "arc_support",  # what this run exported, not the repo's
+        )
         table = format_tables(result)
         print(table)
         (args.out / "eval.txt").write_text(table, encoding="utf-8")
