@@ -66,6 +66,7 @@ class Plan:
     doc_sentences: int = 2
     max_length: int = 256
     seed: int = 13
+    splice: bool = False
 
     def scaled(self, factor: float) -> Plan:
         f = max(factor, 0.0)
@@ -79,6 +80,7 @@ class Plan:
             self.doc_sentences,
             self.max_length,
             self.seed,
+            self.splice,
         )
 
 
@@ -314,9 +316,12 @@ def document_corruptions(
     count_tokens: Callable[[str], int],
     retriever: Retriever | None,
     rng: random.Random,
+    splice_docs: bool = False,
     log: Log | None = None,
 ) -> list[Example]:
     """Corrupt real source sentences, and keep each one (as written or compressed) as a positive.
+
+    With ``splice_docs`` also join one sentence's subject to another's predicate (negatives).
 
     Evidence is the retrieved window around the original sentence.
     """
@@ -353,6 +358,10 @@ def document_corruptions(
             # compressed (one optional modifier removed), over the same kind of window.
             short = L.compress(s, rng) if n % 2 == 0 else None
             edits.append(("compress" if short else "copy", doc, s, (short or s.text, [])))
+            if splice_docs and n + 1 < len(cands):
+                joined = L.splice(cands[n + 1], s)
+                if joined is not None:
+                    edits.append(("splice", doc, s, joined))
     parsed_edits = cache.parse([e[3][0] for e in edits], log)
     out = []
     for (kind, doc, s, (_, changed)), ep in zip(edits, parsed_edits, strict=True):
@@ -367,6 +376,11 @@ def document_corruptions(
         known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
         if kind in {"copy", "compress"}:
             y, support = [1] * len(hyp.arcs), 1
+        elif kind == "splice":
+            # Every piece is in the source; the arcs that are not (the new subject) are wrong.
+            y, support = [1 if a.key in known else 0 for a in hyp.arcs], 0
+            if 0 not in y:
+                continue
         else:
             y, support = L.edit_labels(hyp, changed, known, all_supported=True), 0
             if 0 not in y:
@@ -421,6 +435,7 @@ def build_all(
             count_tokens=count_tokens,
             retriever=retriever,
             rng=rng,
+            splice_docs=plan.splice,
             log=log,
         )
         cache.save()

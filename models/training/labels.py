@@ -269,6 +269,50 @@ def compress(sentence: Sentence, rng: random.Random) -> str | None:
     return None
 
 
+def _subtree(sentence: Sentence, root: int) -> set[int]:
+    inside = {root}
+    grew = True
+    while grew:
+        grew = False
+        for t in sentence.tokens:
+            if t.i not in inside and t.head in inside and t.head != t.i:
+                inside.add(t.i)
+                grew = True
+    return inside
+
+
+def splice(first: Sentence, second: Sentence) -> tuple[str, list[Span]] | None:
+    """The subject of ``first`` joined to the predicate of ``second`` (two source sentences).
+
+    The kind of error extractive-looking summaries make: every piece is in the source, but the
+    new subject arc is not. Returns the text and the subject's span in it.
+    """
+    parts = []
+    for sent in (first, second):
+        root = next((t for t in sent.tokens if t.dep == "ROOT" and t.pos in {"VERB", "AUX"}), None)
+        subj = (
+            next((t for t in sent.tokens if t.head == root.i and t.dep == "nsubj"), None)
+            if root
+            else None
+        )
+        if root is None or subj is None:
+            return None
+        span = _subtree(sent, subj.i)
+        lo, hi = min(span), max(span)
+        if hi - lo + 1 != len(span) or hi >= root.i:
+            return None
+        parts.append((sent, subj, lo, hi))
+    (s1, subj1, lo1, hi1), (s2, subj2, _, hi2) = parts
+    if subj1.lemma == subj2.lemma:
+        return None
+    subject = s1.text[s1.tokens[lo1].start - s1.start : s1.tokens[hi1].end - s1.start]
+    rest = s2.text[s2.tokens[hi2].end - s2.start :].lstrip()
+    if not rest:
+        return None
+    subject = subject[:1].upper() + subject[1:]
+    return f"{subject} {rest}", [(0, len(subject))]
+
+
 def word_pool(
     parsed: Sequence[ParsedText], pos: Sequence[str], per_pos: int = 3000, seed: int = 0
 ) -> dict[str, list[str]]:

@@ -63,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         default=12,
         help="sentences per document to corrupt (each also kept)",
     )
+    parser.add_argument(
+        "--splice",
+        action="store_true",
+        help="also splice one source sentence's subject onto another's predicate (negatives)",
+    )
     parser.add_argument("--skip-eval", action="store_true")
     parser.add_argument("--eval-limit", type=int, default=None)
     args = parser.parse_args(argv)
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     base = args.base or _package_base()
-    plan = replace(Plan().scaled(args.scale), doc_sentences=args.doc_sentences)
+    plan = replace(Plan().scaled(args.scale), doc_sentences=args.doc_sentences, splice=args.splice)
     examples_file = args.out / "examples.pkl"
     trained = args.out / "torch"
 

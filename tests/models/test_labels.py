@@ -91,3 +91,27 @@ def test_human_spans_majority_negative_outside_positive() -> None:
 
 def test_majority_chars() -> None:
     assert L.majority_chars([[(0, 4)], [(2, 6)], []], 2) == [(2, 4)]
+
+
+def test_compression_removes_one_optional_modifier_only() -> None:
+    s = parse("The council approved the new budget on Monday after a long debate.").sentences[0]
+    short = L.compress(s, random.Random(0))
+    assert short is not None and short != s.text
+    # every word left is from the original, in order, and the core clause survives
+    words = short.rstrip(".").split()
+    assert words[:2] == ["The", "council"] and "approved" in words and "budget" in words
+    it = iter(s.text.rstrip(".").split())
+    assert all(w in it for w in words)
+
+
+def test_splice_joins_one_subject_to_another_predicate() -> None:
+    doc = parse("The mayor opened the new bridge on Monday. Police closed the road after the crash.")
+    text, spans = L.splice(doc.sentences[1], doc.sentences[0])  # type: ignore[misc]
+    assert text == "Police opened the new bridge on Monday."
+    assert text[slice(*spans[0])] == "Police"
+    known = {a.key for a in doc.arcs}
+    hyp = parse(text).sentences[0]
+    novel = [a.key for a in hyp.arcs if a.key not in known]
+    assert novel == [("open", "nsubj", "police")]  # the one arc the source does not support
+    same = parse("The mayor opened the bridge. The mayor closed the road.")
+    assert L.splice(same.sentences[1], same.sentences[0]) is None  # same subject: no error
