@@ -91,8 +91,11 @@ def write_card(
         "",
         "Arc labels are derived automatically (`models/training/labels.py`): positives from NLI "
         "entailment (arcs also in the premise) and MRPC/PAWS paraphrases (all arcs); negatives from "
-        "corruptions of real sentences (same-POS word swap, entity/number swap, negation) and from "
-        "span deletion in the premise; human spans of XSumFaith (majority of 3 annotators), CLIFF and "
+        "corruptions of real sentences (same-POS word swap, entity/number swap, negation), from "
+        "span deletion in the premise and from splicing one source sentence's subject onto "
+        "another's predicate (arcs not in the source = not entailed); long-window positives: "
+        "source sentences as written or with one optional modifier removed, over their retrieved "
+        "window (all arcs entailed); human spans of XSumFaith (majority of 3 annotators), CLIFF and "
         "Goyal'21 (arcs touching a span = not entailed, arcs outside all spans = entailed). Support "
         "labels: NLI entailment vs neutral+contradiction, paraphrase vs not, corruptions = not "
         "supported, summary sentences from the span sets and FactCC claims.",

@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--splice",
-        action="store_true",
-        help="also splice one source sentence's subject onto another's predicate (negatives)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="splice one source sentence's subject onto another's predicate (negatives)",
     )
     parser.add_argument("--skip-eval", action="store_true")
     parser.add_argument("--eval-limit", type=int, default=None)

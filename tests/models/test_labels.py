@@ -105,7 +105,9 @@ def test_compression_removes_one_optional_modifier_only() -> None:
 
 
 def test_splice_joins_one_subject_to_another_predicate() -> None:
-    doc = parse("The mayor opened the new bridge on Monday. Police closed the road after the crash.")
+    doc = parse(
+        "The mayor opened the new bridge on Monday. Police closed the road after the crash."
+    )
     text, spans = L.splice(doc.sentences[1], doc.sentences[0])  # type: ignore[misc]
     assert text == "Police opened the new bridge on Monday."
     assert text[slice(*spans[0])] == "Police"
