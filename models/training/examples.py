@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.checkers.dae import arc_slots
 from models.document import ParsedText, Sentence
 from models.encoding import ArcSlot
 from models.evidence import Retriever, build_windows
@@ -124,19 +125,6 @@ def fingerprint(document: str) -> str:
     return re.sub(r"[^a-z0-9]", "", document.lower())[:300]
 
 
-def slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
-    """Arc positions relative to the sentence text, as the model sees them."""
-    off = sentence.start
-    return tuple(
-        ArcSlot(
-            (a.head_start - off, a.head_end - off),
-            (a.child_start - off, a.child_end - off),
-            a.label,
-        )
-        for a in sentence.arcs
-    )
-
-
 def _example(
     kind: str,
     source: str,
@@ -155,7 +143,7 @@ def _example(
         split,
         evidence,
         sentence.text,
-        slots(sentence),
+        arc_slots(sentence),
         tuple(arc_y),
         support,
         tuple(a.key in known for a in sentence.arcs),

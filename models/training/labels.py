@@ -209,6 +209,19 @@ def negate(sentence: Sentence) -> tuple[str, list[Span]] | None:
     return None
 
 
+def _subtree(sentence: Sentence, root: int) -> set[int]:
+    """Token indices whose head chain reaches ``root`` (``root`` included)."""
+    inside = {root}
+    grew = True
+    while grew:
+        grew = False
+        for t in sentence.tokens:
+            if t.i not in inside and t.head in inside and t.head != t.i:
+                inside.add(t.i)
+                grew = True
+    return inside
+
+
 def delete_span(premise: ParsedText, hypothesis: Sentence, rng: random.Random) -> str | None:
     """The premise with the subtree of one word that supports a hypothesis arc removed."""
     known = {a.key: a for a in premise.arcs}
@@ -217,17 +230,8 @@ def delete_span(premise: ParsedText, hypothesis: Sentence, rng: random.Random) -
         return None
     arc = rng.choice(supported)
     sent = premise.sentences[arc.sentence]
-    target = arc.child
-    # The child's subtree: every token whose head chain reaches it (contiguous for
-    # projective parses; we take the covering range).
-    inside = {target}
-    changed = True
-    while changed:
-        changed = False
-        for t in sent.tokens:
-            if t.i not in inside and t.head in inside and t.head != t.i:
-                inside.add(t.i)
-                changed = True
+    # The child's subtree (contiguous for projective parses; we take the covering range).
+    inside = _subtree(sent, arc.child)
     lo, hi = min(inside), max(inside)
     if hi - lo + 1 >= len(sent.tokens) - 1:
         return None
@@ -249,14 +253,7 @@ def compress(sentence: Sentence, rng: random.Random) -> str | None:
     cands = [t for t in toks if t.dep in OPTIONAL_DEPS and t.head != t.i]
     rng.shuffle(cands)
     for tok in cands:
-        inside = {tok.i}
-        grew = True
-        while grew:
-            grew = False
-            for t in toks:
-                if t.i not in inside and t.head in inside and t.head != t.i:
-                    inside.add(t.i)
-                    grew = True
+        inside = _subtree(sentence, tok.i)
         lo, hi = min(inside), max(inside)
         if hi - lo + 1 != len(inside) or hi - lo + 1 > len(toks) // 2:
             continue
@@ -267,18 +264,6 @@ def compress(sentence: Sentence, rng: random.Random) -> str | None:
         if out and out != text:
             return out
     return None
-
-
-def _subtree(sentence: Sentence, root: int) -> set[int]:
-    inside = {root}
-    grew = True
-    while grew:
-        grew = False
-        for t in sentence.tokens:
-            if t.i not in inside and t.head in inside and t.head != t.i:
-                inside.add(t.i)
-                grew = True
-    return inside
 
 
 def splice(first: Sentence, second: Sentence) -> tuple[str, list[Span]] | None:
