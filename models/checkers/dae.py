@@ -10,38 +10,19 @@ when all its arcs are below 0.5 (see :func:`flagged_words`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-from models.arc_runtime import BUNDLED_DIR, Runtime, default_retriever, get_runner
+from models.arc_runtime import Prediction
 from models.checkers.base import (
     ArcScore,
     Grain,
     PairInput,
     PairScore,
-    Progress,
-    ShouldStop,
     arc_sentence_score,
     pair_score,
 )
+from models.checkers.multitask import MultiTaskChecker
 from models.document import Sentence
-from models.encoding import ArcSlot
-from models.evidence import Retriever
-from models.runtime import DevicePref
-
-_DEFAULT = object()
-
-
-def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
-    """Arc word spans relative to the sentence text (what the model input holds)."""
-    off = sentence.start
-    return tuple(
-        ArcSlot(
-            (a.head_start - off, a.head_end - off),
-            (a.child_start - off, a.child_end - off),
-            a.label,
-        )
-        for a in sentence.arcs
-    )
+from models.evidence import Evidence
 
 
 def flagged_words(
@@ -57,63 +38,26 @@ def flagged_words(
     return sorted(i for i, vals in per_word.items() if vals and max(vals) < threshold)
 
 
-class DAEChecker:
+class DAEChecker(MultiTaskChecker):
     """The bundled (or a user's trained) arc-entailment model."""
 
+    short_name = "dae"
     display_name = "arc entailment (DAE)"
     grain: Grain = "arc"
 
-    def __init__(
-        self,
-        model_dir: str | Path | None = None,
-        *,
-        device: DevicePref = "auto",
-        runtime: Runtime = "onnx",
-        retriever: Retriever | None | object = _DEFAULT,
-    ) -> None:
-        path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
-        self._runner = get_runner(path, runtime, device)
-        self._retriever: Retriever | None = (
-            default_retriever(device) if retriever is _DEFAULT else retriever  # type: ignore[assignment]
-        )
-        bundled = path.resolve() == BUNDLED_DIR.resolve()
-        self.name = "dae" if bundled else f"dae:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}"
-        self.max_tokens = self._runner.max_length
+    def wants(self, sentence: Sentence) -> bool:
+        return bool(sentence.arcs)
 
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 16,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        results: list[PairScore] = []
-        for n, item in enumerate(batch):
-            windows = self._runner.windows(item, self._retriever)
-            jobs, where = [], []
-            for s, ev in zip(item.output.sentences, windows, strict=True):
-                if ev.not_checked is None and s.arcs:
-                    jobs.append((ev.text, s.text, arc_slots(s)))
-                    where.append(s.index)
-            preds = dict(
-                zip(
-                    where,
-                    self._runner.predict(jobs, batch_size=batch_size, should_stop=should_stop),
-                    strict=True,
-                )
-            )
-            sentences, arcs = [], []
-            for s, ev in zip(item.output.sentences, windows, strict=True):
-                values: list[float] = []
-                if s.index in preds:
-                    for k, v in enumerate(preds[s.index][0]):
-                        if v is not None:
-                            arcs.append(ArcScore(s.index, k, v))
-                            values.append(v)
-                sentences.append(arc_sentence_score(s.index, values, ev))
-            results.append(pair_score(item.key, self, sentences, arcs))
-            if progress is not None:
-                progress(n + 1, len(batch))
-        return results
+    def assemble(
+        self, item: PairInput, windows: Sequence[Evidence], preds: dict[int, Prediction]
+    ) -> PairScore:
+        sentences, arcs = [], []
+        for s, ev in zip(item.output.sentences, windows, strict=True):
+            values: list[float] = []
+            if s.index in preds:
+                for k, v in enumerate(preds[s.index][0]):
+                    if v is not None:
+                        arcs.append(ArcScore(s.index, k, v))
+                        values.append(v)
+            sentences.append(arc_sentence_score(s.index, values, ev))
+        return pair_score(item.key, self, sentences, arcs)

@@ -15,81 +15,32 @@ from pathlib import Path
 from typing import Any
 
 from models.arc_model import KIND
-from models.arc_runtime import BUNDLED_DIR, Runtime, default_retriever, get_runner
-from models.checkers.base import (
-    Grain,
-    PairInput,
-    PairScore,
-    Progress,
-    SentenceScore,
-    ShouldStop,
-    pair_score,
-)
-from models.checkers.dae import arc_slots
-from models.evidence import Retriever
+from models.arc_runtime import Prediction, Runtime, default_retriever
+from models.checkers.base import Grain, PairInput, PairScore, SentenceScore, pair_score
+from models.checkers.multitask import MultiTaskChecker
+from models.evidence import Evidence
 from models.runtime import DevicePref
 
-_DEFAULT = object()
 
-
-class SupportChecker:
+class SupportChecker(MultiTaskChecker):
     """Sentence support from the bundled (or a user's trained) multi-task model."""
 
+    short_name = "support"
     display_name = "sentence support"
     grain: Grain = "sentence"
 
-    def __init__(
-        self,
-        model_dir: str | Path | None = None,
-        *,
-        device: DevicePref = "auto",
-        runtime: Runtime = "onnx",
-        retriever: Retriever | None | object = _DEFAULT,
-    ) -> None:
-        path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
-        self._runner = get_runner(path, runtime, device)
-        self._retriever: Retriever | None = (
-            default_retriever(device) if retriever is _DEFAULT else retriever  # type: ignore[assignment]
-        )
-        bundled = path.resolve() == BUNDLED_DIR.resolve()
-        self.name = "support" if bundled else f"support:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}"
-        self.max_tokens = self._runner.max_length
-
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 16,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        results = []
-        for n, item in enumerate(batch):
-            windows = self._runner.windows(item, self._retriever)
-            # Arcs go along so that the input (and the cache key) equals the DAE checker's.
-            jobs = [
-                (ev.text, s.text, arc_slots(s))
-                for s, ev in zip(item.output.sentences, windows, strict=True)
-                if ev.not_checked is None
-            ]
-            preds = iter(self._runner.predict(jobs, batch_size=batch_size, should_stop=should_stop))
-            sentences = []
-            for s, ev in zip(item.output.sentences, windows, strict=True):
-                if ev.not_checked is not None:
-                    sentences.append(
-                        SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked)
-                    )
-                else:
-                    sentences.append(
-                        SentenceScore(
-                            s.index, next(preds)[1], None, ev.sentence_indices, ev.omitted
-                        )
-                    )
-            results.append(pair_score(item.key, self, sentences))
-            if progress is not None:
-                progress(n + 1, len(batch))
-        return results
+    def assemble(
+        self, item: PairInput, windows: Sequence[Evidence], preds: dict[int, Prediction]
+    ) -> PairScore:
+        sentences = []
+        for s, ev in zip(item.output.sentences, windows, strict=True):
+            if s.index in preds:
+                sentences.append(
+                    SentenceScore(s.index, preds[s.index][1], None, ev.sentence_indices, ev.omitted)
+                )
+            else:
+                sentences.append(SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked))
+        return pair_score(item.key, self, sentences)
 
 
 def load_support(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.checkers.dae import arc_slots
+from models.checkers.multitask import arc_slots
 from models.document import ParsedText, Sentence
 from models.encoding import ArcSlot
 from models.evidence import Retriever, build_windows
@@ -342,6 +342,11 @@ def document_corruptions(
                 kind, res = "swap", L.swap_word(s, pool, rng)
             if res is not None:
                 edits.append((kind, doc, s, res))
+            # Every negated source sentence also yields its un-negated twin (a removed `neg`
+            # leaves no arc behind; the negated word's other arcs carry the error).
+            dropped = L.drop_negation(s) if kind != "negation" else None
+            if dropped is not None:
+                edits.append(("negation", doc, s, dropped))
             # A supported counterpart for every corruption: the sentence as written or
             # compressed (one optional modifier removed), over the same kind of window.
             short = L.compress(s, rng) if n % 2 == 0 else None

@@ -181,12 +181,58 @@ def swap_entity(
     return _replace(sentence.text, sentence.start, tok, rng.choice(options))
 
 
+# Contracted auxiliaries that spaCy splits before "n't" ("ca" + "n't" = "can't").
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+_DROPPABLE_NEG = frozenset({"not", "n't", "never"})
+
+
+def drop_negation(sentence: Sentence) -> tuple[str, list[Span]] | None:
+    """Remove a ``not``/``n't``/``never`` (``was not seen`` -> ``was seen``).
+
+    The changed span is the negated word: with its negation gone, the arcs it heads say the
+    opposite of the source. Negations carried by ``do`` (``did not go``) are left alone, since
+    undoing them needs the verb re-inflected.
+    """
+    toks = sentence.tokens
+    for neg in toks:
+        if neg.dep != "neg" or neg.text.lower() not in _DROPPABLE_NEG or neg.head == neg.i:
+            continue
+        head = toks[neg.head]
+        helpers = [t for t in toks if t.head == head.i and t.dep in {"aux", "auxpass"}]
+        if any(t.lemma == "do" for t in helpers) or (head.lemma == "do" and head.i < neg.i):
+            continue
+        text, off = sentence.text, sentence.start
+        cut_a, cut_b, insert = neg.start - off, neg.end - off, ""
+        if neg.text.lower() == "n't":
+            prev = toks[neg.i - 1] if neg.i > 0 else None
+            if prev is None or prev.end != neg.start:
+                continue
+            word = _CONTRACTED.get(prev.text.lower())
+            if word is not None:  # "can't" -> "can": the auxiliary is rewritten too
+                cut_a = prev.start - off
+                insert = word.capitalize() if prev.text[:1].isupper() else word
+        else:
+            while cut_a > 0 and text[cut_a - 1] == " ":
+                cut_a -= 1
+        shift = (cut_b - cut_a) - len(insert)
+        h0, h1 = head.start - off, head.end - off
+        if h0 >= cut_b:
+            h0, h1 = h0 - shift, h1 - shift
+        elif h1 > cut_a:  # the head is the rewritten auxiliary itself
+            h0, h1 = cut_a, cut_a + len(insert)
+        return text[:cut_a] + insert + text[cut_b:], [(h0, h1)]
+    return None
+
+
 def negate(sentence: Sentence) -> tuple[str, list[Span]] | None:
-    """Negate the main verb (``is`` -> ``is not``, ``went`` -> ``did not go``)."""
+    """Flip the main verb's polarity: add a negation (``is`` -> ``is not``, ``went`` ->
+    ``did not go``), or, when the sentence already has one, drop it (``drop_negation``)."""
     toks = sentence.tokens
     root = next((t for t in toks if t.dep == "ROOT"), None)
-    if root is None or any(t.dep == "neg" and t.head == root.i for t in toks):
+    if root is None:
         return None
+    if any(t.dep == "neg" for t in toks):
+        return drop_negation(sentence)
     text, off = sentence.text, sentence.start
     aux = [t for t in toks if t.head == root.i and t.dep in {"aux", "auxpass"} and t.i < root.i]
     if aux:

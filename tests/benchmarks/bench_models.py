@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from models.arc_runtime import BUNDLED_DIR, bundled_available, default_retriever, get_runner
     from models.checkers.base import PairInput
-    from models.checkers.dae import arc_slots
+    from models.checkers.multitask import arc_slots
     from models.encoding import collate, encode_pair
     from models.parsing import parse
 

@@ -117,7 +117,7 @@ def _bundled_pairs() -> list[tuple[str, str]]:
 def test_bundled_int8_agrees_with_fp32_torch() -> None:
     """The shipped int8 ONNX against the trainer's fp32 torch weights (when both are here)."""
     from models.arc_runtime import BUNDLED_DIR, ArcSupportRunner, bundled_available
-    from models.checkers.dae import arc_slots
+    from models.checkers.multitask import arc_slots
     from models.parsing import parse
 
     torch_dir = REPO / "build" / "training" / "torch"

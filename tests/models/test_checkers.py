@@ -71,6 +71,49 @@ def test_support_checker_and_cancel(tiny_onnx_dir: Path) -> None:
         checker.score([fresh], should_stop=lambda: True)
 
 
+@pytest.mark.parametrize("kind", ["dae", "support"])
+def test_batching_across_pairs_matches_pair_by_pair(tiny_onnx_dir: Path, kind: str) -> None:
+    """Sentences of many pairs share batches; every pair must still get its own scores."""
+    from models.arc_runtime import get_runner
+    from models.checkers.dae import DAEChecker
+    from models.checkers.multitask import arc_slots
+    from models.checkers.support import SupportChecker
+
+    cls = DAEChecker if kind == "dae" else SupportChecker
+    checker = cls(tiny_onnx_dir, device="cpu", retriever=None)
+    cities = ["Paris", "Rome", "Berlin", "Madrid", "Vienna", "Lisbon", "Oslo"]
+    items = [
+        _pair(
+            f"{c} is a large city. The mayor of {c} opened a new bridge in {1990 + n}.",
+            " ".join(
+                [f"The mayor of {c} opened a bridge.", f"{c} built {n + 2} new roads.", "Yes."][
+                    : 1 + n % 3
+                ]
+            ),
+            key=f"k{n}",
+        )
+        for n, c in enumerate(cities)
+    ]
+    seen: list[tuple[int, int]] = []
+    together = checker.score(items, batch_size=2, progress=lambda d, t: seen.append((d, t)))
+    assert [r.key for r in together] == [i.key for i in items]
+    assert seen[-1] == (len(items), len(items)) and len(seen) < len(items)
+    # The oracle: each sentence run alone through a fresh runner (nothing cached).
+    get_runner.cache_clear()
+    runner = get_runner(tiny_onnx_dir, "onnx", "cpu")
+    for item, result in zip(items, together, strict=True):
+        windows = runner.windows(item, None)
+        for s, ev, got in zip(item.output.sentences, windows, result.sentences, strict=True):
+            if not s.arcs:
+                continue
+            ((arcs, support),) = runner.predict([(ev.text, s.text, arc_slots(s))])
+            want = support if kind == "support" else sum(arcs) / len(arcs)
+            assert got.score == pytest.approx(want, abs=1e-5)
+            if kind == "dae":
+                mine = [x.score for x in result.arcs if x.sentence == s.index]
+                np.testing.assert_allclose(mine, arcs, atol=1e-5)
+
+
 def test_flagged_words_rule() -> None:
     from models.checkers.dae import flagged_words
 

@@ -53,6 +53,41 @@ def test_negation_adds_a_negative_arc() -> None:
     assert neg == [0]
 
 
+@pytest.mark.parametrize(
+    ("source", "expected", "negated"),
+    [
+        (
+            "The bridge was not damaged by the storm.",
+            "The bridge was damaged by the storm.",
+            "damaged",
+        ),
+        ("The minister can't attend the summit.", "The minister can attend the summit.", "attend"),
+        ("The museum is never open on Mondays.", "The museum is open on Mondays.", "is"),
+    ],
+)
+def test_dropped_negation_marks_the_negated_words_arcs(
+    source: str, expected: str, negated: str
+) -> None:
+    sent = parse(source).sentences[0]
+    text, changed = L.negate(sent)  # the sentence has a negation: negate() drops it
+    assert text == expected
+    assert [text[a:b] for a, b in changed] == [negated]
+    edited = parse(text).sentences[0]
+    y = L.edit_labels(edited, changed, {a.key for a in sent.arcs})
+    flagged = {a.head_text for a, v in zip(edited.arcs, y, strict=True) if v == 0}
+    assert negated in flagged
+    assert all(
+        v == 1
+        for a, v in zip(edited.arcs, y, strict=True)
+        if negated not in (a.head_text, a.child_text)
+    )
+
+
+def test_do_negation_is_not_dropped() -> None:
+    # "did not go" -> "went" needs re-inflection; no corruption rather than a broken sentence
+    assert L.drop_negation(parse("The team did not go to Paris.").sentences[0]) is None
+
+
 def test_same_pos_swap_changes_a_word_of_that_pos() -> None:
     sent = parse("The dog chased the cat across the garden.").sentences[0]
     text, changed = L.swap_word(
