@@ -9,18 +9,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import QueryableAttribute
 
 from app.store.project import PairRow, Project
 from app.store.schema import (
-    ArcRow,
-    ArcScoreRow,
     Judgment,
     Output,
-    PairScoreRow,
     SentenceRow,
     SentenceScoreRow,
     Source,
@@ -62,12 +59,8 @@ def list_rows(
     def only(col: QueryableAttribute[Any]) -> list[ColumnElement[bool]]:
         return [] if ids is None else [col.in_(list(ids))]
 
+    rows = project.pair_rows(checker, version, threshold, ids)
     with project.session() as s:
-        base = s.execute(
-            select(Output.id, Output.external_id, Output.system)
-            .where(*only(Output.id))
-            .order_by(Output.id)
-        ).all()
         n_sent = dict(
             s.execute(
                 select(SentenceRow.output_id, func.count(SentenceRow.id))
@@ -75,79 +68,24 @@ def list_rows(
                 .group_by(SentenceRow.output_id)
             ).all()
         )
-        lowest: dict[int, float | None] = {}
-        flagged_arcs: dict[int, int] = {}
-        if checker and version:
-            lowest = dict(
-                s.execute(
-                    select(PairScoreRow.output_id, PairScoreRow.score).where(
-                        PairScoreRow.checker == checker,
-                        PairScoreRow.version == version,
-                        *only(PairScoreRow.output_id),
-                    )
-                ).all()
-            )
-            # Arcs belong to output sentences only, so the joined output_id is never NULL.
-            flagged_arcs = dict(
-                cast(
-                    "Sequence[tuple[int, int]]",
-                    s.execute(
-                        select(SentenceRow.output_id, func.count(ArcScoreRow.id))
-                        .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
-                        .join(ArcScoreRow, ArcScoreRow.arc_id == ArcRow.id)
-                        .where(
-                            ArcScoreRow.checker == checker,
-                            ArcScoreRow.version == version,
-                            ArcScoreRow.score < threshold,
-                            *only(SentenceRow.output_id),
-                        )
-                        .group_by(SentenceRow.output_id)
-                    ).all(),
-                )
-            )
-        judged: dict[int, int] = defaultdict(int)
-        flags: set[int] = set()
-        pair_labels: dict[int, str] = {}
         labels: dict[int, set[str]] = defaultdict(set)
         errors: dict[int, set[str]] = defaultdict(set)
-        for oid, target, aspect, label, err in s.execute(
-            select(
-                Judgment.output_id,
-                Judgment.target,
-                Judgment.aspect,
-                Judgment.label,
-                Judgment.error_type,
-            ).where(*only(Judgment.output_id))
+        for oid, label, err in s.execute(
+            select(Judgment.output_id, Judgment.label, Judgment.error_type).where(
+                Judgment.aspect == "support", *only(Judgment.output_id)
+            )
         ):
-            if aspect == "flag":
-                flags.add(oid)
-                continue
-            if aspect != "support":
-                continue
-            if target == "sentence":
-                judged[oid] += 1
-            if target == "pair":
-                pair_labels[oid] = label
             labels[oid].add(label)
             if err:
                 errors[oid].add(err)
     return [
         ListRow(
-            PairRow(
-                oid,
-                ext,
-                system,
-                lowest.get(oid),
-                flagged_arcs.get(oid, 0),
-                judged.get(oid, 0),
-                oid in flags,
-                pair_labels.get(oid),
-            ),
-            n_sent.get(oid, 0),
-            frozenset(labels.get(oid, ())),
-            frozenset(errors.get(oid, ())),
+            r,
+            n_sent.get(r.output_id, 0),
+            frozenset(labels.get(r.output_id, ())),
+            frozenset(errors.get(r.output_id, ())),
         )
-        for oid, ext, system in base
+        for r in rows
     ]
 
 

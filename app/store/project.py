@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Engine, delete, func, insert, select, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import ColumnElement, Engine, delete, func, insert, select, update
+from sqlalchemy.orm import QueryableAttribute, Session, sessionmaker
 
 from app.store.db import SUFFIX, check_is_project, make_engine, migrate
 from app.store.judging import (
@@ -227,12 +227,26 @@ class Project:
             return {o: sc for o, sc in s.execute(q)}
 
     def pair_rows(
-        self, checker: str | None = None, version: str | None = None, threshold: float = 0.5
+        self,
+        checker: str | None = None,
+        version: str | None = None,
+        threshold: float = 0.5,
+        ids: Sequence[int] | None = None,
     ) -> list[PairRow]:
-        """Every pair with its list columns, in import order: a handful of grouped queries."""
+        """Pairs with their list columns, in import order: a handful of grouped queries.
+
+        ``ids`` restricts the rows to those pairs (all pairs when None), so that a judgment or
+        an analysis chunk refreshes only its rows.
+        """
+
+        def only(col: QueryableAttribute[Any]) -> list[ColumnElement[bool]]:
+            return [] if ids is None else [col.in_(list(ids))]
+
         with self.session() as s:
             base = s.execute(
-                select(Output.id, Output.external_id, Output.system).order_by(Output.id)
+                select(Output.id, Output.external_id, Output.system)
+                .where(*only(Output.id))
+                .order_by(Output.id)
             ).all()
             lowest: dict[int, float | None] = {}
             flagged_arcs: dict[int, int] = {}
@@ -240,7 +254,9 @@ class Project:
                 lowest = dict(
                     s.execute(
                         select(PairScoreRow.output_id, PairScoreRow.score).where(
-                            PairScoreRow.checker == checker, PairScoreRow.version == version
+                            PairScoreRow.checker == checker,
+                            PairScoreRow.version == version,
+                            *only(PairScoreRow.output_id),
                         )
                     ).all()
                 )
@@ -256,23 +272,37 @@ class Project:
                                 ArcScoreRow.checker == checker,
                                 ArcScoreRow.version == version,
                                 ArcScoreRow.score < threshold,
+                                *only(SentenceRow.output_id),
                             )
                             .group_by(SentenceRow.output_id)
                         ).all(),
                     )
                 )
+            # Sentences with a support judgment (what "done" is measured against).
             judged = dict(
                 s.execute(
                     select(Judgment.output_id, func.count(Judgment.id))
-                    .where(Judgment.aspect == "support")
+                    .where(
+                        Judgment.aspect == "support",
+                        Judgment.target == "sentence",
+                        *only(Judgment.output_id),
+                    )
                     .group_by(Judgment.output_id)
                 ).all()
             )
-            flags = set(s.scalars(select(Judgment.output_id).where(Judgment.aspect == "flag")))
+            flags = set(
+                s.scalars(
+                    select(Judgment.output_id).where(
+                        Judgment.aspect == "flag", *only(Judgment.output_id)
+                    )
+                )
+            )
             pair_labels = dict(
                 s.execute(
                     select(Judgment.output_id, Judgment.label).where(
-                        Judgment.aspect == "support", Judgment.target == "pair"
+                        Judgment.aspect == "support",
+                        Judgment.target == "pair",
+                        *only(Judgment.output_id),
                     )
                 ).all()
             )

@@ -94,3 +94,26 @@ def test_one_judgment_per_target_and_aspect(project: Project, pairs_file: Path) 
     project.judge(JudgmentKey(oid, aspect="interpretable"), JudgmentValue("yes"))
     assert len(project.judgments(oid)) == 2
     assert project.pair_rows()[0].pair_label == "supported"
+
+
+def test_pair_rows_count_judged_sentences_and_restrict_to_ids(
+    project: Project, pairs_file: Path
+) -> None:
+    from app.analysis import analyze
+    from models.checkers.lexical import LexicalArcChecker
+
+    import_file(project, pairs_file)
+    analyze(project, [LexicalArcChecker()])  # parses: sentences and arcs exist
+    first, second = (r.output_id for r in project.pair_rows()[:2])
+    (sent, *_) = project.sentences(output_id=first)
+    (arc, *_) = project.arcs([sent.id])
+    project.judge(JudgmentKey(first, "sentence", sent.id), JudgmentValue("supported"))
+    project.judge(JudgmentKey(first), JudgmentValue("supported"))
+    project.judge(JudgmentKey(first, "arc", sent.id, arc.id), JudgmentValue("supported"))
+    project.judge(JudgmentKey(second, aspect="flag"), JudgmentValue("malformed"))
+    rows = {r.output_id: r for r in project.pair_rows()}
+    # pair and arc judgments are not sentences judged
+    assert rows[first].judged == 1 and rows[first].pair_label == "supported"
+    assert rows[second].flagged and not rows[first].flagged
+    only = project.pair_rows(ids=[second])
+    assert [r.output_id for r in only] == [second] and only[0] == rows[second]
