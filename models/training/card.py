@@ -91,8 +91,9 @@ def write_card(
         "",
         "Arc labels are derived automatically (`models/training/labels.py`): positives from NLI "
         "entailment (arcs also in the premise) and MRPC/PAWS paraphrases (all arcs); negatives from "
-        "corruptions of real sentences (same-POS word swap, entity/number swap, negation), from "
-        "span deletion in the premise and from splicing one source sentence's subject onto "
+        "corruptions of real sentences (same-POS word swap, entity/number swap, negation added or "
+        "dropped: a dropped negation marks the arcs of the word that lost it), from span "
+        "deletion in the premise and from splicing one source sentence's subject onto "
         "another's predicate (arcs not in the source = not entailed); long-window positives: "
         "source sentences as written or with one optional modifier removed, over their retrieved "
         "window (all arcs entailed); human spans of XSumFaith (majority of 3 annotators), CLIFF and "

@@ -5,7 +5,8 @@ Label values: 1 = entailed, 0 = not entailed, -1 = unknown (left out of the loss
 * Positives from entailed or paraphrase pairs: an arc of an NLI-entailed hypothesis is entailed
   when the same (head lemma, label, child lemma) arc occurs in the premise; every arc of a gold
   paraphrase (MRPC/PAWS positive) is entailed.
-* Negatives from corruptions of real sentences (same-POS word swap, entity/number swap, negation):
+* Negatives from corruptions of real sentences (same-POS word swap, entity/number swap, negation
+  added, or dropped: the arcs of the word that lost its negation):
   arcs touching the changed words are not entailed; the other arcs keep the label they had.
 * Span deletion: a span is removed from the premise; hypothesis arcs that were supported and lose
   their support (the arc and one of its words vanish from the premise) become not entailed.

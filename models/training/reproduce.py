@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         help="whole run; training gets what the other steps leave (about 45%%)",
     )
     parser.add_argument("--train-minutes", type=float, default=None)
-    parser.add_argument("--epochs", type=float, default=4.0, help="stop training after N epochs")
+    parser.add_argument("--epochs", type=float, default=6.0, help="stop training after N epochs")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--scale", type=float, default=2.0, help="multiple of the base data plan")
