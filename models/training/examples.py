@@ -14,7 +14,7 @@ import pickle
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from models.checkers.multitask import arc_slots
@@ -68,20 +68,19 @@ class Plan:
     max_length: int = 256
     seed: int = 13
     splice: bool = False
+    fuse: bool = False
+    all_negations: bool = False
 
     def scaled(self, factor: float) -> Plan:
         f = max(factor, 0.0)
-        return Plan(
-            int(self.snli * f),
-            int(self.mnli * f),
-            int(self.rte * f),
-            int(self.mrpc * f),
-            int(self.paws * f),
-            int(self.corrupt_pairs * f),
-            self.doc_sentences,
-            self.max_length,
-            self.seed,
-            self.splice,
+        return replace(
+            self,
+            snli=int(self.snli * f),
+            mnli=int(self.mnli * f),
+            rte=int(self.rte * f),
+            mrpc=int(self.mrpc * f),
+            paws=int(self.paws * f),
+            corrupt_pairs=int(self.corrupt_pairs * f),
         )
 
 
@@ -305,11 +304,16 @@ def document_corruptions(
     retriever: Retriever | None,
     rng: random.Random,
     splice_docs: bool = False,
+    fuse_docs: bool = False,
+    all_negations: bool = False,
     log: Log | None = None,
 ) -> list[Example]:
     """Corrupt real source sentences, and keep each one (as written or compressed) as a positive.
 
-    With ``splice_docs`` also join one sentence's subject to another's predicate (negatives).
+    With ``splice_docs`` also join one sentence's subject to another's predicate (negatives);
+    with ``fuse_docs`` also fuse each one with the next source sentence (positives supported by
+    two sentences); with ``all_negations`` every negated sentence of the document, not only the
+    sampled ones, yields its un-negated twin (negatives).
 
     Evidence is the retrieved window around the original sentence.
     """
@@ -320,7 +324,8 @@ def document_corruptions(
             docs.append(r.document)
     parsed = cache.parse(docs, log)
     pool = L.word_pool(parsed, L.SWAP_POS + L.ENTITY_POS, seed=7)
-    edits: list[tuple[str, ParsedText, Sentence, tuple[str, list[tuple[int, int]]]]] = []
+    # (kind, document, (text, changed spans), source sentences the window must hold)
+    edits: list[tuple[str, ParsedText, tuple[str, list[L.Span]], tuple[int, ...]]] = []
     turn = itertools.count()
     for doc in parsed:
         cands = [s for s in doc.sentences if 3 <= len(s.arcs) and len(s.tokens) <= 40]
@@ -341,33 +346,44 @@ def document_corruptions(
             if res is None:
                 kind, res = "swap", L.swap_word(s, pool, rng)
             if res is not None:
-                edits.append((kind, doc, s, res))
+                edits.append((kind, doc, res, (s.index,)))
             # Every negated source sentence also yields its un-negated twin (a removed `neg`
             # leaves no arc behind; the negated word's other arcs carry the error).
             dropped = L.drop_negation(s) if kind != "negation" else None
             if dropped is not None:
-                edits.append(("negation", doc, s, dropped))
+                edits.append(("negation", doc, dropped, (s.index,)))
             # A supported counterpart for every corruption: the sentence as written or
             # compressed (one optional modifier removed), over the same kind of window.
             short = L.compress(s, rng) if n % 2 == 0 else None
-            edits.append(("compress" if short else "copy", doc, s, (short or s.text, [])))
+            edits.append(("compress" if short else "copy", doc, (short or s.text, []), (s.index,)))
             if splice_docs and n + 1 < len(cands):
                 joined = L.splice(cands[n + 1], s)
                 if joined is not None:
-                    edits.append(("splice", doc, s, joined))
-    parsed_edits = cache.parse([e[3][0] for e in edits], log)
+                    edits.append(("splice", doc, joined, (s.index,)))
+            after = doc.sentences[s.index + 1] if s.index + 1 < len(doc.sentences) else None
+            if fuse_docs and after is not None and len(s.tokens) + len(after.tokens) <= 50:
+                fused = L.fuse(s, after)
+                if fused is not None:
+                    edits.append(("fuse", doc, (fused, []), (s.index, after.index)))
+        if all_negations:
+            sampled = {s.index for s in cands[:per_doc]}
+            for s in doc.sentences:
+                dropped = None if s.index in sampled else L.drop_negation(s)
+                if dropped is not None:
+                    edits.append(("negation", doc, dropped, (s.index,)))
+    parsed_edits = cache.parse([e[2][0] for e in edits], log)
     out = []
-    for (kind, doc, s, (_, changed)), ep in zip(edits, parsed_edits, strict=True):
+    for (kind, doc, (_, changed), needed), ep in zip(edits, parsed_edits, strict=True):
         if len(ep.sentences) != 1:
             continue
         hyp = ep.sentences[0]
         ev = build_windows(
             doc, [hyp], max_tokens=max_length, count_tokens=count_tokens, retriever=retriever
         )[0]
-        if ev.not_checked is not None or s.index not in ev.sentence_indices:
+        if ev.not_checked is not None or not set(needed) <= set(ev.sentence_indices):
             continue
         known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
-        if kind in {"copy", "compress"}:
+        if kind in {"copy", "compress", "fuse"}:
             y, support = [1] * len(hyp.arcs), 1
         elif kind == "splice":
             # Every piece is in the source; the arcs that are not (the new subject) are wrong.
@@ -429,6 +445,8 @@ def build_all(
             retriever=retriever,
             rng=rng,
             splice_docs=plan.splice,
+            fuse_docs=plan.fuse,
+            all_negations=plan.all_negations,
             log=log,
         )
         cache.save()

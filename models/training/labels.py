@@ -8,6 +8,8 @@ Label values: 1 = entailed, 0 = not entailed, -1 = unknown (left out of the loss
 * Negatives from corruptions of real sentences (same-POS word swap, entity/number swap, negation
   added, or dropped: the arcs of the word that lost its negation):
   arcs touching the changed words are not entailed; the other arcs keep the label they had.
+* Fusion (positives): a source sentence and the next one joined into one sentence; every arc
+  is entailed, the support comes from two sentences.
 * Span deletion: a span is removed from the premise; hypothesis arcs that were supported and lose
   their support (the arc and one of its words vanish from the premise) become not entailed.
 * Human spans (XSumFaith, CLIFF, Goyal'21): arcs with a word inside a span marked by the
@@ -343,6 +345,34 @@ def splice(first: Sentence, second: Sentence) -> tuple[str, list[Span]] | None:
         return None
     subject = subject[:1].upper() + subject[1:]
     return f"{subject} {rest}", [(0, len(subject))]
+
+
+_SUBJECT_PRONOUNS = {"he", "she", "it", "they"}
+
+
+def fuse(first: Sentence, second: Sentence) -> str | None:
+    """Two consecutive source sentences fused into one, as summaries do (a positive).
+
+    A second sentence whose subject is a pronoun loses it and joins as a second predicate
+    (``The museum opened in 1902. It is run by volunteers.`` -> ``The museum opened in 1902 and
+    is run by volunteers.``); any other joins as a clause after ``, and``. Every fact is in the
+    source, spread over two sentences. None for quotes or sentences not ending in a full stop.
+    """
+    a, b = first.text.rstrip(), second.text.rstrip()
+    if '"' in a + b or not a.endswith(".") or not b.endswith(".") or a.endswith(".."):
+        return None
+    root = next((t for t in second.tokens if t.dep == "ROOT" and t.pos in {"VERB", "AUX"}), None)
+    lead = second.tokens[0]
+    if (
+        root is not None
+        and lead.head == root.i
+        and lead.dep in {"nsubj", "nsubjpass"}
+        and lead.text.lower() in _SUBJECT_PRONOUNS
+    ):
+        return f"{a[:-1]} and {b[lead.end - second.start :].lstrip()}"
+    if lead.pos != "PROPN" and lead.text != "I" and not lead.text.isupper():
+        b = b[:1].lower() + b[1:]
+    return f"{a[:-1]}, and {b}"
 
 
 def word_pool(

@@ -69,6 +69,18 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="splice one source sentence's subject onto another's predicate (negatives)",
     )
+    parser.add_argument(
+        "--fuse",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="fuse a source sentence with the next one (positives supported by two sentences)",
+    )
+    parser.add_argument(
+        "--all-negations",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="un-negate every negated source sentence, not only the sampled ones (negatives)",
+    )
     parser.add_argument("--skip-eval", action="store_true")
     parser.add_argument("--eval-limit", type=int, default=None)
     args = parser.parse_args(argv)
@@ -85,7 +97,13 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.monotonic()
     base = args.base or _package_base()
-    plan = replace(Plan().scaled(args.scale), doc_sentences=args.doc_sentences, splice=args.splice)
+    plan = replace(
+        Plan().scaled(args.scale),
+        doc_sentences=args.doc_sentences,
+        splice=args.splice,
+        fuse=args.fuse,
+        all_negations=args.all_negations,
+    )
     examples_file = args.out / "examples.pkl"
     trained = args.out / "torch"
 

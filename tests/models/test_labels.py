@@ -152,3 +152,35 @@ def test_splice_joins_one_subject_to_another_predicate() -> None:
     assert novel == [("open", "nsubj", "police")]  # the one arc the source does not support
     same = parse("The mayor opened the bridge. The mayor closed the road.")
     assert L.splice(same.sentences[1], same.sentences[0]) is None  # same subject: no error
+
+
+@pytest.mark.parametrize(
+    ("source", "fused"),
+    [
+        (  # a pronoun subject is dropped: the second sentence joins as a second predicate
+            "The museum welcomed 40,000 visitors last year. It is run by volunteers.",
+            "The museum welcomed 40,000 visitors last year and is run by volunteers.",
+        ),
+        (  # any other subject keeps its clause; only a common first word is lower-cased
+            "The council approved the budget. The vote was close.",
+            "The council approved the budget, and the vote was close.",
+        ),
+        (
+            "The council approved the budget. Lowe said the plan was sound.",
+            "The council approved the budget, and Lowe said the plan was sound.",
+        ),
+    ],
+)
+def test_fuse_joins_two_source_sentences_into_one(source: str, fused: str) -> None:
+    doc = parse(source)
+    assert L.fuse(doc.sentences[0], doc.sentences[1]) == fused
+    assert len(parse(fused).sentences) == 1
+    # the only arcs the source does not have are the ones that link the two halves
+    known = {a.key for a in doc.arcs}
+    new = {a.label for a in parse(fused).sentences[0].arcs if a.key not in known}
+    assert new <= {"cc", "conj"}
+
+
+def test_fuse_leaves_quotes_alone() -> None:
+    doc = parse('He said "we will win". It was late.')
+    assert L.fuse(doc.sentences[0], doc.sentences[1]) is None
