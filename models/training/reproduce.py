@@ -4,7 +4,7 @@
         [--stages embedder,examples,train,export,eval]
 
 Steps: export the embedder (int8 ONNX) -> parse and derive examples -> train the multi-task
-model (4 epochs, or less when the time budget runs out first) -> export it (int8 ONNX) -> evaluate beside the lexical baseline.
+model (6 epochs, or less when the time budget runs out first) -> export it (int8 ONNX) -> evaluate beside the lexical baseline.
 ``--out`` holds the work files (parse cache, torch weights); ``--bundle`` (default
 ``resources/models``) receives the shipped files. CUDA is used when present, never required.
 """
