@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal, Protocol
 
-from models.document import ParsedText
+from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
 
@@ -105,16 +105,32 @@ def check_stop(should_stop: ShouldStop | None) -> None:
         raise Cancelled("analysis cancelled")
 
 
+NO_CONTENT = "no content arcs"
+
+
+def has_content(sentence: Sentence) -> bool:
+    """Whether a sentence states anything checkable on its own: it has a content arc.
+
+    A bare "Yes." or "No." (common in answers) has none; without its question no checker can
+    judge it against the source, so every checker reports it not checked (AIS would call it not
+    interpretable on its own) instead of scoring it.
+    """
+    return bool(sentence.arcs)
+
+
+def skipped_sentence(index: int, evidence: Evidence) -> SentenceScore:
+    """The score of a sentence no model saw: why (evidence problem, or no content), no value."""
+    if evidence.not_checked is not None:
+        return SentenceScore(index, None, None, (), evidence.omitted, evidence.not_checked)
+    return SentenceScore(index, None, None, evidence.sentence_indices, evidence.omitted, NO_CONTENT)
+
+
 def arc_sentence_score(
     index: int, arc_scores: Sequence[float], evidence: Evidence
 ) -> SentenceScore:
     """Sentence support from its arcs: the mean, as the DAE paper, with the minimum beside it."""
-    if evidence.not_checked is not None:
-        return SentenceScore(index, None, None, (), evidence.omitted, evidence.not_checked)
-    if not arc_scores:
-        return SentenceScore(
-            index, None, None, evidence.sentence_indices, evidence.omitted, "no content arcs"
-        )
+    if evidence.not_checked is not None or not arc_scores:
+        return skipped_sentence(index, evidence)
     return SentenceScore(
         index,
         fmean(arc_scores),

@@ -45,9 +45,6 @@ class DAEChecker(MultiTaskChecker):
     display_name = "arc entailment (DAE)"
     grain: Grain = "arc"
 
-    def wants(self, sentence: Sentence) -> bool:
-        return bool(sentence.arcs)
-
     def assemble(
         self, item: PairInput, windows: Sequence[Evidence], preds: dict[int, Prediction]
     ) -> PairScore:

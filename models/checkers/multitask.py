@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from models.arc_runtime import BUNDLED_DIR, Prediction, Runtime, default_retriever, get_runner
-from models.checkers.base import Grain, PairInput, PairScore, Progress, ShouldStop
+from models.checkers.base import Grain, PairInput, PairScore, Progress, ShouldStop, has_content
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
@@ -61,10 +61,6 @@ class MultiTaskChecker:
         self.version = f"{self._runner.version}+{runtime}"
         self.max_tokens = self._runner.max_length
 
-    def wants(self, sentence: Sentence) -> bool:
-        """Whether a checked sentence needs the model (the DAE skips sentences with no arcs)."""
-        return True
-
     def assemble(
         self,
         item: PairInput,
@@ -96,7 +92,7 @@ class MultiTaskChecker:
                 todo = [
                     s
                     for s, ev in zip(item.output.sentences, windows, strict=True)
-                    if ev.not_checked is None and self.wants(s)
+                    if ev.not_checked is None and has_content(s)
                 ]
                 rounds.append((item, windows, todo))
                 pending += len(todo)

@@ -20,7 +20,9 @@ from models.checkers.base import (
     SentenceScore,
     ShouldStop,
     check_stop,
+    has_content,
     pair_score,
+    skipped_sentence,
 )
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Retriever, build_windows
@@ -113,7 +115,7 @@ class NLISentenceChecker:
             )
             windows.append(evidence)
             for s, ev in zip(item.output.sentences, evidence, strict=True):
-                if ev.not_checked is None:
+                if ev.not_checked is None and has_content(s):
                     jobs.append((p, s.index, ev.text, s.text))
         probs: dict[tuple[int, int], float] = {}
         for lo in range(0, len(jobs), batch_size):
@@ -127,10 +129,8 @@ class NLISentenceChecker:
         for p, item in enumerate(batch):
             sentences = []
             for s, ev in zip(item.output.sentences, windows[p], strict=True):
-                if ev.not_checked is not None:
-                    sentences.append(
-                        SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked)
-                    )
+                if (p, s.index) not in probs:
+                    sentences.append(skipped_sentence(s.index, ev))
                 else:
                     sentences.append(
                         SentenceScore(

@@ -16,7 +16,14 @@ from typing import Any
 
 from models.arc_model import KIND
 from models.arc_runtime import Prediction, Runtime, default_retriever
-from models.checkers.base import Grain, PairInput, PairScore, SentenceScore, pair_score
+from models.checkers.base import (
+    Grain,
+    PairInput,
+    PairScore,
+    SentenceScore,
+    pair_score,
+    skipped_sentence,
+)
 from models.checkers.multitask import MultiTaskChecker
 from models.evidence import Evidence
 from models.runtime import DevicePref
@@ -39,7 +46,7 @@ class SupportChecker(MultiTaskChecker):
                     SentenceScore(s.index, preds[s.index][1], None, ev.sentence_indices, ev.omitted)
                 )
             else:
-                sentences.append(SentenceScore(s.index, None, None, (), ev.omitted, ev.not_checked))
+                sentences.append(skipped_sentence(s.index, ev))
         return pair_score(item.key, self, sentences)
 
 

@@ -66,6 +66,13 @@ def test_support_checker_and_cancel(tiny_onnx_dir: Path) -> None:
     (result,) = checker.score([item])
     assert len(result.sentences) == 2 and all(0 <= s.score <= 1 for s in result.sentences)
     assert result.score == min(s.score for s in result.sentences)
+    # A bare answer word states nothing checkable without its question: reported, not scored,
+    # and it does not drag the pair score down.
+    answer = _pair("Paris is the capital of France.", "No. The capital of France is Paris.")
+    (result,) = checker.score([answer])
+    no, rest = result.sentences
+    assert no.score is None and no.not_checked == "no content arcs"
+    assert rest.not_checked is None and result.score == rest.score
     fresh = _pair("Rome is old.", "Rome is very old indeed.")
     with pytest.raises(Cancelled):
         checker.score([fresh], should_stop=lambda: True)

@@ -77,6 +77,19 @@ def test_long_sentence_is_reported_not_truncated(tmp_path: Path) -> None:
     assert "longer than the model input" in (result.sentences[0].not_checked or "")
 
 
+def test_sentence_without_content_is_reported_not_scored(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(
+        tiny_nli(tmp_path / "nli", {0: "entailment", 1: "not_entailment"}), device="cpu"
+    )
+    src = parse("The mayor opened the bridge on Tuesday.")
+    (result,) = checker.score([PairInput(1, src, parse("Yes. The mayor opened the bridge."))])
+    yes, rest = result.sentences
+    assert yes.score is None and yes.not_checked == "no content arcs"
+    assert rest.score is not None and result.score == rest.score
+
+
 def test_model_without_entailment_label_is_refused(tmp_path: Path) -> None:
     from models.checkers.nli import NLISentenceChecker
 
