@@ -30,7 +30,7 @@ def _log(msg: str) -> None:
 STAGES = ("embedder", "examples", "train", "export", "eval")
 
 # Minutes kept back from training for the stages after it, measured on 2 CPU cores with margin:
-# the int8 export took 3 s and the full evaluation 12.5 min.
+# the int8 export took 3-4 s and the full evaluation 12.5-14.6 min.
 EXPORT_RESERVE = 2.0
 EVAL_RESERVE = 16.0
 LIMITED_EVAL_RESERVE = 3.0
