@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -184,7 +185,9 @@ def _decode(path: Path) -> str:
 
 
 def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
-    for n, raw in enumerate(text.splitlines(), start=1):
+    # Records end at "\n" only (a "\r" before it is JSON whitespace): str.splitlines() would
+    # also cut at U+2028, U+2029 and U+0085, which JSON strings may hold unescaped.
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -205,7 +208,73 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
                 ),
             )
             continue
-        yield n, value
+        # A lone surrogate can only come from a \\uD8xx..\\uDFxx escape: look only then.
+        problem = _surrogate(path, n, value) if _ESCAPED_SURROGATE.search(raw) else None
+        yield n, problem or value
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _surrogate(path: Path, line: int, row: dict[str, Any]) -> InputError | None:
+    """The first lone surrogate in a record (keys included), as an error naming its field.
+
+    Such a string is not Unicode text: it cannot be written as UTF-8, so storing it would make
+    every later export fail.
+    """
+    for key, value in row.items():
+        shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+        if _SURROGATE.search(key):
+            return InputError(
+                f"the field name contains a lone surrogate {_code(key)}; JSON text must be "
+                "valid Unicode",
+                path=str(path),
+                line=line,
+                field=shown,
+            )
+        where = _surrogate_in(value, "")
+        if where is not None:
+            at, code = where
+            return InputError(
+                f"contains a lone surrogate {code}{f' at {shown}{at}' if at else ''}; "
+                "JSON text must be valid Unicode",
+                path=str(path),
+                line=line,
+                field=shown,
+            )
+    return None
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _code(text: str) -> str:
+    match = _SURROGATE.search(text)
+    return "" if match is None else f"U+{ord(match.group()):04X}"
+
+
+def _surrogate_in(value: Any, at: str) -> tuple[str, str] | None:
+    """(where, which) of the first lone surrogate inside a JSON value, else None.
+
+    Walks with a stack, not recursion: a deeply nested value must not overflow the call stack.
+    """
+    stack: list[tuple[Any, str]] = [(value, at)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where, _code(item)
+        elif isinstance(item, list):
+            stack.extend((x, f"{where}[{i}]") for i, x in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            entries = []
+            for key, x in item.items():
+                shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+                if _SURROGATE.search(key):
+                    return f"{where}.{shown} (a key)", _code(key)
+                entries.append((x, f"{where}.{shown}"))
+            stack.extend(reversed(entries))
+    return None
 
 
 def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]:
