@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.io.records import logical_id
 from app.store.project import Project
 
 ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
@@ -119,7 +120,7 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             ],
         }
     record: dict[str, Any] = {
-        "id": b.output.external_id,
+        "id": logical_id(b.output.external_id, b.output.system),
         "source": b.source.text,
         "output": b.output.text,
         "system": b.output.system,
@@ -198,7 +199,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
         }
         for s in b.sentences:
             row: list[Any] = [
-                b.output.external_id,
+                logical_id(b.output.external_id, b.output.system),
                 b.output.system or "",
                 s.idx,
                 s.start,

@@ -24,7 +24,9 @@ from app.io.records import (
     Format,
     PairRecord,
     Problem,
+    logical_id,
     read_pairs,
+    stored_id,
 )
 from app.store.project import Project, now
 from app.store.schema import (
@@ -80,34 +82,19 @@ def import_file(
     )
     report = ImportReport(str(path), skipped=read.invalid)
     with project.session() as s:
-        ids = set(s.scalars(select(Output.external_id)))
-        hashes = set(s.scalars(select(Output.content_hash)))
-        fresh: list[PairRecord] = []
-        for rec in read.records:
-            h = rec.content_hash
-            if rec.external_id is not None and rec.external_id in ids:
-                report.duplicates.append(
-                    Problem(rec.line, "id", "id already imported", rec.external_id)
-                )
-                continue
-            if rec.external_id is None and h in hashes:
-                report.duplicates.append(
-                    Problem(rec.line, None, "same source and output already imported", None)
-                )
-                continue
-            ids.add(rec.external_id or _auto_id(h))
-            hashes.add(h)
-            fresh.append(rec)
-        sources = _insert_sources(project, s, fresh)
+        fresh = _new_records(s, path, read.records, report, skip_invalid)
+        sources = _insert_sources(project, s, [r for r, _key in fresh])
         stamp = now()
         total = len(fresh)
         for lo in range(0, total, BATCH):
             chunk = fresh[lo : lo + BATCH]
-            plain = [r for r in chunk if not r.analysis]
-            project.bulk_insert(s, Output, (_output_row(r, sources, stamp) for r in plain))
-            for rec in chunk:
+            plain = [(r, key) for r, key in chunk if not r.analysis]
+            project.bulk_insert(
+                s, Output, (_output_row(r, key, sources, stamp) for r, key in plain)
+            )
+            for rec, key in chunk:
                 if rec.analysis:
-                    out = Output(**_output_row(rec, sources, stamp))
+                    out = Output(**_output_row(rec, key, sources, stamp))
                     s.add(out)
                     s.flush()
                     _restore(s, path, rec, out, sources[rec.source_hash], project.annotator)
@@ -120,6 +107,85 @@ def import_file(
 
 def _auto_id(h: str) -> str:
     return f"auto-{h[:16]}"
+
+
+def _system_text(system: str | None) -> str:
+    return f"system '{system}'" if system is not None else "no system"
+
+
+def _new_records(
+    s: Session,
+    path: str | Path,
+    records: list[PairRecord],
+    report: ImportReport,
+    skip_invalid: bool,
+) -> list[tuple[PairRecord, str]]:
+    """The records to import, each with the id it is stored under; duplicates go to the report.
+
+    A record is a duplicate when a pair with the same id and system, or with the same source,
+    output and system, is already in the project or earlier in the file. Outputs of several
+    systems for one document id are different pairs.
+    """
+    by_key: dict[tuple[str, str | None], tuple[str, str]] = {}  # (id, system) -> (where, hash)
+    by_content: dict[tuple[str, str | None], tuple[str, str]] = {}  # (hash, system) -> where, id
+    taken: set[str] = set()
+    for stored, system, h in s.execute(
+        select(Output.external_id, Output.system, Output.content_hash)
+    ):
+        ext = logical_id(stored, system)
+        by_key[(ext, system)] = ("a pair already in the project", h)
+        by_content.setdefault((h, system), ("a pair already in the project", ext))
+        taken.add(stored)
+    fresh: list[tuple[PairRecord, str]] = []
+    for rec in records:
+        h = rec.content_hash
+        ext = rec.external_id or _auto_id(h)
+        system = rec.system
+        if rec.external_id is not None and (ext, system) in by_key:
+            where, other = by_key[(ext, system)]
+            differs = "; its source or output differs, the first is kept" if other != h else ""
+            report.duplicates.append(
+                Problem(
+                    rec.line,
+                    "id",
+                    f"same id and {_system_text(system)} as {where}{differs}",
+                    ext,
+                )
+            )
+            continue
+        if (h, system) in by_content:
+            where, other_id = by_content[(h, system)]
+            named = f" (id '{other_id}')" if other_id != ext else ""
+            report.duplicates.append(
+                Problem(
+                    rec.line,
+                    None,
+                    f"same source, output and {_system_text(system)} as {where}{named}",
+                    rec.external_id,
+                )
+            )
+            continue
+        key = ext
+        if key in taken or logical_id(key, system) != key:
+            key = stored_id(ext, system)
+            if key in taken:
+                err = InputError(
+                    f"the id '{ext}' is taken by another system's pair and '{key}' by a third "
+                    "pair; give this record another id",
+                    path=str(path),
+                    line=rec.line,
+                    field="id",
+                )
+                if not skip_invalid:
+                    raise err
+                report.skipped.append(Problem(rec.line, "id", err.reason, rec.external_id))
+                continue
+        where = f"line {rec.line} of this file"
+        by_key[(ext, system)] = (where, h)
+        by_content.setdefault((h, system), (where, ext))
+        taken.add(key)
+        fresh.append((rec, key))
+    return fresh
 
 
 def _insert_sources(project: Project, s: Session, records: list[PairRecord]) -> dict[str, int]:
@@ -139,11 +205,13 @@ def _insert_sources(project: Project, s: Session, records: list[PairRecord]) -> 
     return known
 
 
-def _output_row(rec: PairRecord, sources: dict[str, int], stamp: datetime) -> dict[str, Any]:
+def _output_row(
+    rec: PairRecord, key: str, sources: dict[str, int], stamp: datetime
+) -> dict[str, Any]:
     h = rec.content_hash
     return {
         "source_id": sources[rec.source_hash],
-        "external_id": rec.external_id or _auto_id(h),
+        "external_id": key,
         "text": rec.output,
         "system": rec.system,
         "context": rec.context,

@@ -22,7 +22,7 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 SOURCE_FIELDS = ("source", "document", "article", "grounding", "doc")
 OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
 ID_FIELDS = ("id",)
-SYSTEM_FIELDS = ("system", "model")
+SYSTEM_FIELDS = ("system", "model", "model_name", "model_id")
 CONTEXT_FIELDS = ("context",)
 # Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
 ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
@@ -80,6 +80,28 @@ class Problem:
 class ReadResult:
     records: list[PairRecord] = field(default_factory=list)
     invalid: list[Problem] = field(default_factory=list)
+
+
+# The project stores one id per pair (unique), while a file may hold one output per system for
+# each document id. An id that another system's pair already holds is stored as "id@system".
+SYSTEM_SEP = "@"
+
+
+def stored_id(external_id: str, system: str | None) -> str:
+    """The id under which a pair is stored when its own id is taken by another system's pair."""
+    return f"{external_id}{SYSTEM_SEP}{system or ''}"
+
+
+def logical_id(stored: str, system: str | None) -> str:
+    """The id a pair was imported with, from its stored id and its system.
+
+    The importer never stores an id that ends with ``@<its system>`` plainly (it stores such an
+    id as ``id@system`` too), so stripping one suffix is exact.
+    """
+    suffix = SYSTEM_SEP + (system or "")
+    if stored.endswith(suffix) and len(stored) > len(suffix):
+        return stored[: -len(suffix)]
+    return stored
 
 
 def content_hash(source: str, output: str) -> str:
