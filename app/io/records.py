@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
 from models.errors import InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
@@ -24,8 +25,6 @@ OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
 ID_FIELDS = ("id",)
 SYSTEM_FIELDS = ("system", "model", "model_name", "model_id")
 CONTEXT_FIELDS = ("context",)
-# Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
-ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
 MAX_FIELD_CHARS = 1_000_000
 
 
@@ -52,7 +51,7 @@ class PairRecord:
     system: str | None
     context: str | None
     meta: dict[str, Any] | None
-    analysis: dict[str, Any] | None = None
+    analysis: Analysis | None = None
 
     @cached_property
     def content_hash(self) -> str:
@@ -429,13 +428,19 @@ def _record(
     system = _optional(path, line, row, names["system"], 1000)
     context = _optional(path, line, row, names["context"], limit)
     used = {n for n in names.values() if n}
-    analysis = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
+    block = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
+    try:
+        analysis = parse_analysis(block, source, output) if block else None
+    except AnalysisError as err:
+        raise InputError(
+            f"malformed FactDesk analysis data: {err}", path=str(path), line=line, field=err.field
+        ) from None
     meta_in = row.get("meta") if isinstance(row.get("meta"), dict) and "meta" not in used else None
     extra = {
         k: v for k, v in row.items() if k not in used and k not in ANALYSIS_FIELDS and k != "meta"
     }
     meta = {**(meta_in or {}), **extra} or None
-    return PairRecord(line, ext, source, output, system, context, meta, analysis or None)
+    return PairRecord(line, ext, source, output, system, context, meta, analysis)
 
 
 def _raw_id(row: Any, mapping: FieldMapping) -> str | None:
