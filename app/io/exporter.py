@@ -163,6 +163,9 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             "created_at": j.created_at.isoformat(),
             "model_visible": j.model_visible,
             "model_score": j.model_score,
+            "model_score_from": [
+                {"checker": c, "version": v} for c, v in b.score_sources.get(j.id, [])
+            ],
         }
         for j in b.judgments
     ]
@@ -189,6 +192,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     for name in names:
         header += [f"{name}_score", f"{name}_min_arc", f"{name}_evidence", f"{name}_not_checked"]
     header += ["label", "decision", "error_type", "note", "annotator", "model_visible"]
+    header += ["model_score", "model_score_from"]
     writer.writerow([spreadsheet_safe(c) for c in header])
     n = 0
     for b in iter_bundles(project):
@@ -223,9 +227,11 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                     j.note or "",
                     j.annotator,
                     int(j.model_visible),
+                    "" if j.model_score is None else f"{j.model_score:.4f}",
+                    "; ".join(f"{c} {v}" for c, v in b.score_sources.get(j.id, [])),
                 ]
                 if j
-                else [""] * 6
+                else [""] * 8
             )
             writer.writerow([spreadsheet_safe(c) for c in row])
             n += 1
