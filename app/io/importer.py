@@ -172,8 +172,9 @@ def _new_records(
             key = stored_id(ext, system)
             if key in taken:
                 err = InputError(
-                    f"the id '{ext}' is taken by another system's pair and '{key}' by a third "
-                    "pair; give this record another id",
+                    f"cannot store the id '{ext}' for {_system_text(system)}: it is stored as "
+                    f"'{key}' when another system has it, and '{key}' is another pair's id; "
+                    "give this record another id",
                     path=str(path),
                     line=rec.line,
                     field="id",
