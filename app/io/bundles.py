@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.store.project import Project
 from app.store.schema import (
@@ -40,6 +42,8 @@ class PairBundle:
         default_factory=dict
     )
     judgments: list[Judgment] = field(default_factory=list)
+    # judgment id -> (checker, version) of each stored score its model_score can have come from
+    score_sources: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 _R = TypeVar("_R", bound=Base)
@@ -171,4 +175,61 @@ def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle
             bundles[judgment.output_id].judgments.append(judgment)
         for b in bundles.values():
             b.source_sentences = src_sents.get(b.source.id, [])
+        _score_sources(s, bundles)
         return [bundles[o.id] for o in outs]
+
+
+def _score_sources(s: Session, bundles: dict[int, PairBundle]) -> None:
+    """Say which checker and version each judgment's ``model_score`` came from.
+
+    A judgment stores the score the editor saw, not its producer; every stored score keeps its
+    checker, version and run. The producers are the (checker, version) pairs whose score for the
+    judged target equals ``model_score`` and whose run had begun by the time of the judgment
+    (for imported runs the original start is unknown, so any). Several are named only when
+    several checkers gave that same score.
+    """
+    judged = [j for b in bundles.values() for j in b.judgments if j.model_score is not None]
+    if not judged:
+        return
+    Table = type[PairScoreRow] | type[SentenceScoreRow] | type[ArcScoreRow]
+    lookups: list[tuple[str, Table, Any]] = [
+        ("pair", PairScoreRow, PairScoreRow.output_id),
+        ("sentence", SentenceScoreRow, SentenceScoreRow.sentence_id),
+        ("arc", ArcScoreRow, ArcScoreRow.arc_id),
+    ]
+    found: dict[tuple[str, int], list[tuple[str, str, float | None, datetime, bool]]] = defaultdict(
+        list
+    )
+    for target, table, column in lookups:
+        ids = {_target_id(j) for j in judged if j.target == target}
+        if not ids:
+            continue
+        rows = s.execute(
+            select(column, table.checker, table.version, table.score, Run.started_at, Run.status)
+            .join(Run, Run.id == table.run_id)
+            .where(column.in_(ids))
+        )
+        for tid, checker, version, score, started, status in rows:
+            found[(target, tid)].append((checker, version, score, started, status == "imported"))
+    for b in bundles.values():
+        for j in b.judgments:
+            if j.model_score is None:
+                continue
+            b.score_sources[j.id] = sorted(
+                {
+                    (checker, version)
+                    for checker, version, score, started, imported in found[
+                        (j.target, _target_id(j))
+                    ]
+                    if score == j.model_score and (imported or started <= j.created_at)
+                }
+            )
+
+
+def _target_id(j: Judgment) -> int:
+    """The id of what a judgment is about, in the table its target's scores live in."""
+    if j.target == "arc" and j.arc_id is not None:
+        return j.arc_id
+    if j.target == "sentence" and j.sentence_id is not None:
+        return j.sentence_id
+    return j.output_id

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.io.records import logical_id
 from app.store.project import Project
 
 ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
@@ -34,6 +35,29 @@ def parse_export_format(value: str) -> ExportFormat:
     raise ValueError(
         f"unknown export format {value!r}; expected one of {', '.join(EXPORT_FORMATS)}"
     )
+
+
+# A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: Any) -> Any:
+    """A CSV cell that no spreadsheet runs as a formula: text starting with ``= + - @``, tab or CR
+    gets a leading single quote (the OWASP rule); numbers and other text are left as they are.
+    """
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
+
+
+# Characters that end a line for some reader (str.splitlines(), spreadsheets, Java's
+# readLine()), and the tab that separates columns: none may appear inside a DAE-arcs field.
+_RECORD_BREAKERS = str.maketrans(dict.fromkeys("\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
+def tsv_field(text: str) -> str:
+    """``text`` as one DAE-arcs field: every tab and line-ending character becomes a space."""
+    return text.translate(_RECORD_BREAKERS)
 
 
 def export(
@@ -96,7 +120,7 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             ],
         }
     record: dict[str, Any] = {
-        "id": b.output.external_id,
+        "id": logical_id(b.output.external_id, b.output.system),
         "source": b.source.text,
         "output": b.output.text,
         "system": b.output.system,
@@ -139,6 +163,9 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             "created_at": j.created_at.isoformat(),
             "model_visible": j.model_visible,
             "model_score": j.model_score,
+            "model_score_from": [
+                {"checker": c, "version": v} for c, v in b.score_sources.get(j.id, [])
+            ],
         }
         for j in b.judgments
     ]
@@ -165,7 +192,8 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     for name in names:
         header += [f"{name}_score", f"{name}_min_arc", f"{name}_evidence", f"{name}_not_checked"]
     header += ["label", "decision", "error_type", "note", "annotator", "model_visible"]
-    writer.writerow(header)
+    header += ["model_score", "model_score_from"]
+    writer.writerow([spreadsheet_safe(c) for c in header])
     n = 0
     for b in iter_bundles(project):
         judged = {
@@ -175,7 +203,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
         }
         for s in b.sentences:
             row: list[Any] = [
-                b.output.external_id,
+                logical_id(b.output.external_id, b.output.system),
                 b.output.system or "",
                 s.idx,
                 s.start,
@@ -199,11 +227,13 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                     j.note or "",
                     j.annotator,
                     int(j.model_visible),
+                    "" if j.model_score is None else f"{j.model_score:.4f}",
+                    "; ".join(f"{c} {v}" for c, v in b.score_sources.get(j.id, [])),
                 ]
                 if j
-                else [""] * 6
+                else [""] * 8
             )
-            writer.writerow(row)
+            writer.writerow([spreadsheet_safe(c) for c in row])
             n += 1
     return n
 
@@ -223,18 +253,14 @@ def _dae(project: Project, fh: Any, total: int, progress: Any) -> int:
             arcs = [a for a in b.arcs if a.sentence_id == s.id]
             if label is None and not any(a.id in arc_label for a in arcs):
                 continue
-            cols = [
-                f"{evidence.get(s.id) or b.source.text} [SEP] {s.text}".replace("\t", " ").replace(
-                    "\n", " "
-                )
-            ]
+            cols = [tsv_field(f"{evidence.get(s.id) or b.source.text} [SEP] {s.text}")]
             cols.append({"supported": "1", "unsupported": "0"}.get(label or "", "-1"))
             for a in arcs:
                 lab = arc_label.get(a.id) or ("supported" if label == "supported" else None)
                 cols += [
                     f"{a.head_idx}-{a.child_idx}",
-                    f"{a.head_text} {a.child_text}",
-                    a.label,
+                    tsv_field(f"{a.head_text} {a.child_text}"),
+                    tsv_field(a.label),
                     {"supported": "1", "unsupported": "0"}.get(lab or "", "-1"),
                 ]
             fh.write("\t".join(cols) + "\n")

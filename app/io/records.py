@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
 from models.errors import InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
@@ -21,10 +23,8 @@ FORMATS: tuple[Format, ...] = get_args(Format)
 SOURCE_FIELDS = ("source", "document", "article", "grounding", "doc")
 OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
 ID_FIELDS = ("id",)
-SYSTEM_FIELDS = ("system", "model")
+SYSTEM_FIELDS = ("system", "model", "model_name", "model_id")
 CONTEXT_FIELDS = ("context",)
-# Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
-ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
 MAX_FIELD_CHARS = 1_000_000
 
 
@@ -51,7 +51,7 @@ class PairRecord:
     system: str | None
     context: str | None
     meta: dict[str, Any] | None
-    analysis: dict[str, Any] | None = None
+    analysis: Analysis | None = None
 
     @cached_property
     def content_hash(self) -> str:
@@ -79,6 +79,28 @@ class Problem:
 class ReadResult:
     records: list[PairRecord] = field(default_factory=list)
     invalid: list[Problem] = field(default_factory=list)
+
+
+# The project stores one id per pair (unique), while a file may hold one output per system for
+# each document id. An id that another system's pair already holds is stored as "id@system".
+SYSTEM_SEP = "@"
+
+
+def stored_id(external_id: str, system: str | None) -> str:
+    """The id under which a pair is stored when its own id is taken by another system's pair."""
+    return f"{external_id}{SYSTEM_SEP}{system or ''}"
+
+
+def logical_id(stored: str, system: str | None) -> str:
+    """The id a pair was imported with, from its stored id and its system.
+
+    The importer never stores an id that ends with ``@<its system>`` plainly (it stores such an
+    id as ``id@system`` too), so stripping one suffix is exact.
+    """
+    suffix = SYSTEM_SEP + (system or "")
+    if stored.endswith(suffix) and len(stored) > len(suffix):
+        return stored[: -len(suffix)]
+    return stored
 
 
 def content_hash(source: str, output: str) -> str:
@@ -184,7 +206,9 @@ def _decode(path: Path) -> str:
 
 
 def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
-    for n, raw in enumerate(text.splitlines(), start=1):
+    # Records end at "\n" only (a "\r" before it is JSON whitespace): str.splitlines() would
+    # also cut at U+2028, U+2029 and U+0085, which JSON strings may hold unescaped.
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -205,7 +229,73 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
                 ),
             )
             continue
-        yield n, value
+        # A lone surrogate can only come from a \\uD8xx..\\uDFxx escape: look only then.
+        problem = _surrogate(path, n, value) if _ESCAPED_SURROGATE.search(raw) else None
+        yield n, problem or value
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _surrogate(path: Path, line: int, row: dict[str, Any]) -> InputError | None:
+    """The first lone surrogate in a record (keys included), as an error naming its field.
+
+    Such a string is not Unicode text: it cannot be written as UTF-8, so storing it would make
+    every later export fail.
+    """
+    for key, value in row.items():
+        shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+        if _SURROGATE.search(key):
+            return InputError(
+                f"the field name contains a lone surrogate {_code(key)}; JSON text must be "
+                "valid Unicode",
+                path=str(path),
+                line=line,
+                field=shown,
+            )
+        where = _surrogate_in(value, "")
+        if where is not None:
+            at, code = where
+            return InputError(
+                f"contains a lone surrogate {code}{f' at {shown}{at}' if at else ''}; "
+                "JSON text must be valid Unicode",
+                path=str(path),
+                line=line,
+                field=shown,
+            )
+    return None
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _code(text: str) -> str:
+    match = _SURROGATE.search(text)
+    return "" if match is None else f"U+{ord(match.group()):04X}"
+
+
+def _surrogate_in(value: Any, at: str) -> tuple[str, str] | None:
+    """(where, which) of the first lone surrogate inside a JSON value, else None.
+
+    Walks with a stack, not recursion: a deeply nested value must not overflow the call stack.
+    """
+    stack: list[tuple[Any, str]] = [(value, at)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where, _code(item)
+        elif isinstance(item, list):
+            stack.extend((x, f"{where}[{i}]") for i, x in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            entries = []
+            for key, x in item.items():
+                shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+                if _SURROGATE.search(key):
+                    return f"{where}.{shown} (a key)", _code(key)
+                entries.append((x, f"{where}.{shown}"))
+            stack.extend(reversed(entries))
+    return None
 
 
 def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]:
@@ -338,13 +428,19 @@ def _record(
     system = _optional(path, line, row, names["system"], 1000)
     context = _optional(path, line, row, names["context"], limit)
     used = {n for n in names.values() if n}
-    analysis = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
+    block = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}
+    try:
+        analysis = parse_analysis(block, source, output) if block else None
+    except AnalysisError as err:
+        raise InputError(
+            f"malformed FactDesk analysis data: {err}", path=str(path), line=line, field=err.field
+        ) from None
     meta_in = row.get("meta") if isinstance(row.get("meta"), dict) and "meta" not in used else None
     extra = {
         k: v for k, v in row.items() if k not in used and k not in ANALYSIS_FIELDS and k != "meta"
     }
     meta = {**(meta_in or {}), **extra} or None
-    return PairRecord(line, ext, source, output, system, context, meta, analysis or None)
+    return PairRecord(line, ext, source, output, system, context, meta, analysis)
 
 
 def _raw_id(row: Any, mapping: FieldMapping) -> str | None:

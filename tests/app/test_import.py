@@ -129,9 +129,11 @@ def test_five_megabyte_field(project: Project, tmp_path: Path) -> None:
 
 
 def test_duplicate_ids_within_a_file(project: Project, tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "dup.jsonl", [PAIRS[0], {**PAIRS[1], "id": "p1"}])
+    # the same id and system is a duplicate; the same id from another system is another pair
+    same = {**PAIRS[1], "id": "p1", "system": PAIRS[0]["system"]}
+    path = write_jsonl(tmp_path / "dup.jsonl", [PAIRS[0], same, {**PAIRS[1], "id": "p1"}])
     report = import_file(project, path)
-    assert report.imported == 1
+    assert report.imported == 2
     assert [(d.line, d.id) for d in report.duplicates] == [(2, "p1")]
 
 
