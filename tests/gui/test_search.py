@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from app.gui.queries import fold, search_ids
+from app.gui.queries import build_search_index, fold, search_ids, use_search_index
 from app.store import Project
 from app.store.schema import Output, Source
 
@@ -155,3 +155,23 @@ def test_the_search_box_filters_literally(qtbot, window) -> None:  # type: ignor
     w.search.setText("")
     w._apply_search()
     assert w.proxy.rowCount() == total
+
+
+def test_an_index_built_in_a_worker_is_used_by_the_window(project: Project) -> None:
+    ids = _add_pairs(project, [("a", "Émile wrote it.", "He wrote.")])
+    index = build_search_index(str(project.path))  # what a job on the runner would do
+    use_search_index(project, index)
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_a) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(project.engine, "before_cursor_execute", seen)
+    try:
+        assert _found(project, ids, "ÉMILE") == {"a"}
+    finally:
+        event.remove(project.engine, "before_cursor_execute", seen)
+    assert statements and not any(".text" in s for s in statements)
+    # a stale index (pairs added since) is rebuilt rather than trusted
+    ids = _add_pairs(project, [("b", "Émile again.", "Again.")])
+    assert _found(project, ids, "émile") == {"a", "b"}
