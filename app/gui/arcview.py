@@ -289,6 +289,9 @@ class ArcDiagram(QWidget):
             fit = (self.available_height - 1 - fixed) / top_level  # 1: the size rounds up
             step = min(max(fit, label_h * MIN_STEP), unit * MAX_STEP)
         base = fixed - unit * 1.6 + top_level * step
+        if spans and self.available_height > 0:
+            # a pane taller than the arcs need: the words sit at its bottom, as in displaCy
+            base += max(0.0, self.available_height - 1 - (base + unit * 1.6))
         gap = fm.horizontalAdvance("  ") + unit * 0.6
         widths = [max(fm.horizontalAdvance(self._text[s:e]), unit * 1.2) for s, e in spans]
         max_label = unit * MAX_LABEL
@@ -591,6 +594,8 @@ class ArcView(QWidget):
         split.addWidget(self)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
+        mine = self.sizeHint().height()
+        split.setSizes([max(top.sizeHint().height(), 3 * mine), mine])
         return split
 
     def sizeHint(self) -> QSize:
@@ -625,6 +630,7 @@ class ArcView(QWidget):
                 height -= bar.sizeHint().height()
         self.diagram.set_available_height(float(max(height, 0)))
         self._resize_diagram()
+        self.keep_words_in_view()
 
     def _resize_diagram(self) -> None:
         vp = self.scroll_area.viewport().size()
