@@ -5,13 +5,22 @@ ranked by a retriever (lexical overlap here; an embedding retriever when the bun
 installed) and the best ones are packed, in source order, into a window that fits the checker's
 token budget. Nothing is cut silently: a window that had to leave sentences out says so, and an
 output sentence that cannot fit at all is reported as not checked.
+
+The window is what a model reads; it is not what an editor should be shown. A short source fits
+whole into every window, and a long one fills it with a dozen sentences. What is shown is the
+best few (:data:`SHOWN`) ranked best first: :func:`text_relevance` (idf-weighted overlap of word
+forms and figures, no parser needed, so the window can compute it for any stored pair), fused
+with the retriever's own scores where it ran (:func:`fuse_rankings`), and picked by
+:func:`top_ranked`. Exact words and figures matter here: an embedding retriever ranks a sentence
+that says "roughly 41,000 households ... 38 percent full" below ones that merely share the topic.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -20,6 +29,20 @@ from models.document import ParsedText, Sentence
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
 
 TokenCounter = Callable[[str], int]
+
+SHOWN = 3  # evidence sentences shown for an output sentence
+RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Buettcher 2009)
+
+# Function words carry no evidence; everything else, figures included, counts.
+STOPWORDS = frozenset(
+    """a an the and or but nor so yet of to in on at by for from with without into onto over
+    under about as than then that this these those there here it its it's is are was were be
+    been being am has have had having do does did will would shall should can could may might
+    must not no he she they we you i his her their our your my him them us me who whom whose
+    which what when where why how all any each some such own same also only very just more most
+    said says say""".split()
+)
+_TERM = re.compile(r"\d+(?:[.,]\d+)*|\w+")
 
 
 def count_words(text: str) -> int:
@@ -36,12 +59,18 @@ class Evidence:
         text: their text joined with single spaces, the string a checker reads.
         omitted: source sentences that were relevant (score > 0) but did not fit.
         not_checked: why the output sentence cannot be checked at all, else None.
+        ranked: the evidence to show an editor, best first: at most :data:`SHOWN` source
+            sentences, from the whole source (a relevant sentence may lie outside the window).
+            Empty when not ranked (evidence built by hand, or a source with no text).
+        relevance: the fused relevance of each of ``ranked`` (higher is better).
     """
 
     sentence_indices: tuple[int, ...]
     text: str
     omitted: int = 0
     not_checked: str | None = None
+    ranked: tuple[int, ...] = ()
+    relevance: tuple[float, ...] = ()
 
 
 class Retriever(Protocol):
@@ -52,6 +81,75 @@ class Retriever(Protocol):
     def rank(self, source: ParsedText, sentences: Sequence[Sentence]) -> list[list[float]]:
         """Return one relevance list (one value per source sentence) per output sentence."""
         ...
+
+
+def terms(text: str) -> set[str]:
+    """The word forms and figures of a text, case-folded, without function words.
+
+    Figures lose their group separators ("41,000" and "41000" are one term) and a plural ``s`` is
+    dropped from longer words, so that overlap does not need a parser.
+    """
+    out = set()
+    for m in _TERM.finditer(text.casefold()):
+        term = m.group()
+        if term[0].isdigit():
+            term = term.replace(",", "")
+        elif term in STOPWORDS or len(term) < 2:
+            continue
+        elif len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
+            term = term[:-1]
+        out.add(term)
+    return out
+
+
+def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float]:
+    """Relevance of each source sentence to an output sentence from their text alone.
+
+    The idf-weighted share of the output sentence's terms (:func:`terms`) that the source
+    sentence contains: rare words and exact figures weigh most. Values lie in [0, 1].
+    """
+    bags = [terms(s) for s in source_sentences]
+    df = Counter(t for bag in bags for t in bag)
+    n = len(bags) or 1
+    weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in terms(sentence)}
+    total = sum(weights.values())
+    if not total:
+        return [0.0] * len(bags)
+    return [sum(w for t, w in weights.items() if t in bag) / total for bag in bags]
+
+
+def fuse_rankings(*scores: Sequence[float], k: int = RRF_K) -> list[float]:
+    """Reciprocal rank fusion of several relevance lists over the same sentences.
+
+    Each list contributes ``1 / (k + rank)`` for the sentences it scores above zero (rank 1 is
+    its best; ties share the better rank), so retrievers on different scales combine without
+    calibration and a sentence that no retriever finds relevant stays at zero.
+    """
+    n = len(scores[0]) if scores else 0
+    fused = [0.0] * n
+    for values in scores:
+        if len(values) != n:
+            raise ValueError(f"relevance lists differ in length ({len(values)} and {n})")
+        ordered = sorted({v for v in values if v > 0}, reverse=True)
+        rank = {v: r for r, v in enumerate(ordered, start=1)}
+        for i, v in enumerate(values):
+            if v > 0:
+                fused[i] += 1.0 / (k + rank[v])
+    return fused
+
+
+def top_ranked(
+    relevance: Sequence[float], k: int = SHOWN, prefer: Collection[int] = ()
+) -> tuple[int, ...]:
+    """The ``k`` most relevant sentences (relevance above zero), best first.
+
+    Ties go to the sentences in ``prefer`` (those a checker read), then to source order.
+    """
+    order = sorted(
+        (i for i, v in enumerate(relevance) if v > 0),
+        key=lambda i: (-relevance[i], i not in prefer, i),
+    )
+    return tuple(order[:k])
 
 
 def content_lemmas(sentence: Sentence) -> list[str]:
@@ -88,7 +186,9 @@ def build_windows(
     """Choose evidence for each output sentence within a token budget.
 
     The whole source is used when it fits beside the output sentence; otherwise the best-ranked
-    source sentences that fit are packed in rank order and shown in source order.
+    source sentences that fit are packed in rank order and kept in source order. Separately,
+    ``ranked`` holds the best few sentences to show (see the module docstring): text relevance,
+    fused with the retriever's scores where the retriever ran (sources too long for the window).
 
     Args:
         source: the parsed source.
@@ -103,6 +203,7 @@ def build_windows(
     lengths = [count_tokens(s.text) for s in source.sentences]
     total = sum(lengths)
     ranks: list[list[float]] | None = None
+    source_texts = [s.text for s in source.sentences]
     out: list[Evidence] = []
     for n, sentence in enumerate(sentences):
         budget = max_tokens - reserved - count_tokens(sentence.text)
@@ -130,5 +231,17 @@ def build_windows(
             out.append(Evidence((), "", omitted, "no source sentence fits the model input"))
             continue
         text = " ".join(source.sentences[i].text for i in chosen)
-        out.append(Evidence(tuple(chosen), text, omitted))
+        relevance = text_relevance(source_texts, sentence.text)
+        if ranks is not None:
+            relevance = fuse_rankings(relevance, ranks[n])
+        shown = top_ranked(relevance, SHOWN, prefer=chosen)
+        out.append(
+            Evidence(
+                tuple(chosen),
+                text,
+                omitted,
+                ranked=shown,
+                relevance=tuple(relevance[i] for i in shown),
+            )
+        )
     return out

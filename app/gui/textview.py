@@ -7,18 +7,22 @@ pattern besides its colour; tooltips carry scores and the checker's display name
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
+from models.evidence import SHOWN, text_relevance, top_ranked
+
 # Colours are translucent so that they read on light and dark backgrounds alike.
 COLOURS = {
     "supported": QColor(46, 160, 67, 70),
     "unsupported": QColor(218, 54, 51, 85),
     "not_checked": QColor(128, 128, 128, 80),
-    "evidence": QColor(240, 200, 30, 110),
+    "evidence": QColor(240, 200, 30, 90),
+    "evidence_best": QColor(240, 170, 0, 170),  # the best-ranked evidence sentence
     "arc": QColor(137, 87, 229),
     "current": QColor(56, 132, 244, 60),
 }
@@ -28,6 +32,7 @@ UNDERLINES = {
     "unsupported": QTextCharFormat.UnderlineStyle.WaveUnderline,
     "not_checked": QTextCharFormat.UnderlineStyle.DotLine,
 }
+EVIDENCE_RANK = QTextCharFormat.Property.UserProperty + 1  # an evidence sentence's rank (tests)
 HUMAN_GLYPHS = {"supported": "✓", "unsupported": "✗", "yes": "✓", "no": "✗"}
 
 
@@ -214,33 +219,81 @@ def render_output(
     return out
 
 
+def shown_evidence(
+    source_sentences: Sequence[tuple[int, str]],
+    sentence: str,
+    window: Collection[int] = (),
+    k: int = SHOWN,
+) -> dict[int, int]:
+    """The evidence to show for an output sentence: ``{source sentence index: rank}``, 1 best.
+
+    The best ``k`` source sentences of the whole source by :func:`text_relevance` (the store
+    keeps a checker's window, not its retriever's scores); ties go to sentences in ``window``,
+    those the checker read. A short source that fits whole into the window is not marked whole.
+    """
+    order = [idx for idx, _t in source_sentences]
+    relevance = text_relevance([t for _i, t in source_sentences], sentence)
+    read = set(window)
+    prefer = {pos for pos, idx in enumerate(order) if idx in read}
+    best = top_ranked(relevance, k, prefer=prefer)
+    return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
+
+
 def render_source(
     view: MarkedText,
     text: str,
     sentences: list[tuple[int, int, int]],
-    evidence: set[int],
+    evidence: Collection[int] | Mapping[int, int],
     tooltip: str = "",
+    window: Collection[int] | None = None,
 ) -> int | None:
-    """Draw the source with evidence sentences marked; returns the first evidence position."""
+    """Draw the source with evidence sentences marked; returns where the best one starts.
+
+    ``evidence`` is either a set of sentence indices, all marked alike, or a ranking
+    ``{index: rank}`` (from :func:`shown_evidence`): each marked sentence then starts with
+    ``▸rank``, and the best one (rank 1) is drawn distinctly: a stronger highlight, a solid
+    underline, bold. ``window``, when given, is what the checker read; tooltips say whether a
+    shown sentence was in it.
+    """
+    ranks: Mapping[int, int] | None = evidence if isinstance(evidence, Mapping) else None
     doc = view.document()
     doc.clear()
     cursor = QTextCursor(doc)
     cursor.beginEditBlock()
     first: int | None = None
+    best: int | None = None
     pos = 0
     for idx, start, end in sorted(sentences, key=lambda t: t[1]):
         if start > pos:
             cursor.insertText(text[pos:start], _fmt())
         if idx in evidence:
+            rank = None if ranks is None else ranks[idx]
             f = _fmt()
-            f.setBackground(COLOURS["evidence"])
-            f.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DashUnderline)
-            f.setToolTip(tooltip or "evidence for the selected sentence")
+            f.setBackground(COLOURS["evidence_best" if rank == 1 else "evidence"])
+            f.setUnderlineStyle(
+                QTextCharFormat.UnderlineStyle.SingleUnderline
+                if rank == 1
+                else QTextCharFormat.UnderlineStyle.DashUnderline
+            )
+            if rank == 1:
+                f.setFontWeight(QFont.Weight.DemiBold)
+            tip = tooltip or "evidence for the selected sentence"
+            if rank is not None:
+                what = "best match" if rank == 1 else f"match {rank} of {len(ranks or {})}"
+                tip = f"{what} · {tip}"
+            if window is not None:
+                tip += (
+                    " · read by the checker" if idx in window else " · not in the checker's input"
+                )
+            f.setToolTip(tip)
+            f.setProperty(EVIDENCE_RANK, rank if rank is not None else 0)
             if first is None:
                 first = cursor.position()
+            if rank == 1:
+                best = cursor.position()
             mark = _fmt(f)
             mark.setFontWeight(QFont.Weight.Bold)
-            cursor.insertText("▸", mark)
+            cursor.insertText("▸" if rank is None else f"▸{rank}", mark)
             cursor.insertText(text[start:end], f)
         else:
             cursor.insertText(text[start:end], _fmt())
@@ -248,7 +301,7 @@ def render_source(
     if pos < len(text):
         cursor.insertText(text[pos:], _fmt())
     cursor.endEditBlock()
-    return first
+    return best if best is not None else first
 
 
 def set_font_size(view: MarkedText, size: int) -> None:
@@ -266,5 +319,6 @@ __all__ = [
     "render_output",
     "render_source",
     "set_font_size",
+    "shown_evidence",
     "Qt",
 ]

@@ -1,4 +1,16 @@
-from models.evidence import LexicalRetriever, build_windows, count_words
+import pytest
+
+from models.evidence import (
+    SHOWN,
+    Evidence,
+    LexicalRetriever,
+    build_windows,
+    count_words,
+    fuse_rankings,
+    terms,
+    text_relevance,
+    top_ranked,
+)
 from models.parsing import parse
 
 SOURCE = (
@@ -37,3 +49,93 @@ def test_lexical_retriever_ranks_overlap_first() -> None:
     src, out = parse(SOURCE), parse("A library opened downtown.")
     ranks = LexicalRetriever().rank(src, out.sentences)[0]
     assert max(range(len(ranks)), key=ranks.__getitem__) == 4
+
+
+# ---------------------------------------------------------------- the evidence shown, ranked
+
+
+def _demo_pair(pair_id: str) -> dict[str, str]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "resources" / "demo" / "demo_pairs.jsonl"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["id"] == pair_id:
+            return record
+    raise AssertionError(f"{pair_id} not in the demo")
+
+
+class _TopicRetriever:
+    """Ranks like an embedding retriever does on demo-03: by topic, the figures sentence 6th."""
+
+    name = "topic"
+
+    def __init__(self, order: list[int]) -> None:
+        self.order = order
+
+    def rank(self, source, sentences):  # type: ignore[no-untyped-def]
+        n = len(source.sentences)
+        score = {i: 1.0 - r / (2 * n) for r, i in enumerate(self.order)}
+        return [[score.get(i, 0.4) for i in range(n)] for _ in sentences]
+
+
+def test_demo_03_sentence_1_shows_the_sentence_with_the_figures() -> None:
+    pair = _demo_pair("demo-03")
+    src, out = parse(pair["source"]), parse(pair["output"])
+    figures = next(i for i, s in enumerate(src.sentences) if "41,000 households" in s.text)
+    assert "38 percent full" in src.sentences[figures].text
+    first = out.sentences[0]
+    assert "14,000 households" in first.text and "38 percent full" in first.text
+    # the lexical retriever; a whole-source window; a window of a few sentences
+    for max_tokens in (4096, 160):
+        ev = build_windows(src, out.sentences, max_tokens=max_tokens)[0]
+        assert figures in ev.ranked, (max_tokens, ev.ranked)
+        assert 1 <= len(ev.ranked) <= SHOWN < len(src.sentences)
+    # an embedding-like retriever that ranks the figures sentence 6th: still shown, because
+    # exact words and figures are fused in, though the model window leaves it out
+    topic = _TopicRetriever([0, 10, 3, 8, 22, figures, 11, 4, 23, 5])
+    ev = build_windows(src, out.sentences, max_tokens=160, retriever=topic)[0]
+    assert figures not in ev.sentence_indices  # the window is what it was: model inputs unchanged
+    assert figures in ev.ranked and len(ev.ranked) == SHOWN
+    assert list(ev.relevance) == sorted(ev.relevance, reverse=True)
+
+
+def test_a_short_source_is_not_shown_whole() -> None:
+    src, out = parse(SOURCE), parse("The bridge over the Tamsin River will close in May.")
+    (ev,) = build_windows(src, out.sentences, max_tokens=512)
+    assert ev.sentence_indices == tuple(range(len(src.sentences)))  # the model reads it all
+    assert ev.ranked[0] == 2  # the best match first
+    assert len(ev.ranked) < len(src.sentences)
+    assert 4 not in ev.ranked and 3 not in ev.ranked  # unrelated sentences are not shown
+    assert len(ev.relevance) == len(ev.ranked) and ev.relevance[0] > 0
+
+
+def test_evidence_stays_compatible_for_the_checkers() -> None:
+    ev = Evidence((1, 2), "a b")
+    assert (ev.sentence_indices, ev.text, ev.omitted, ev.not_checked) == ((1, 2), "a b", 0, None)
+    assert ev.ranked == () and ev.relevance == ()
+    src, out = parse(SOURCE), parse("The bridge will close in May.")
+    (ev,) = build_windows(src, out.sentences, max_tokens=512)
+    assert ev.text == " ".join(s.text for s in src.sentences)  # the window text, source order
+
+
+def test_text_relevance_weighs_figures_and_rare_words() -> None:
+    source = [
+        "The reservoir supplies water to the valley.",
+        "The reservoir supplies roughly 41,000 households and is 38 percent full.",
+        "Rain fell in June.",
+    ]
+    rel = text_relevance(source, "The reservoir, which supplies 41000 households, is 38% full.")
+    assert rel[1] > rel[0] > rel[2] == 0.0
+    assert terms("41,000 Households were") == {"41000", "household"}
+    assert top_ranked(rel) == (1, 0)  # nothing irrelevant is shown
+    assert top_ranked([0.5, 0.5, 0.2], k=2, prefer={1}) == (1, 0)
+
+
+def test_fuse_rankings_is_reciprocal_rank_fusion() -> None:
+    fused = fuse_rankings([0.9, 0.5, 0.0], [0.1, 0.8, 0.0], k=60)
+    assert fused[0] == fused[1] == 1 / 61 + 1 / 62
+    assert fused[2] == 0.0
+    with pytest.raises(ValueError, match="differ in length"):
+        fuse_rankings([0.1], [0.1, 0.2])
