@@ -1,4 +1,4 @@
-"""Registers the bundled trained checkers ("dae", "support") as the app's defaults.
+"""Registers the bundled checkers ("dae", "support", "align", "combined") as the app's defaults.
 
 Imported by :mod:`models.registry`. Both are available only when their files are present in
 ``resources/models``; the lexical baseline stays selectable. With ``model_dir`` they load a
@@ -47,6 +47,62 @@ register(
         "sentence",
         _support,
         available=bundled_available,
+        default=True,
+    )
+)
+
+
+def _align(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.align import AlignChecker
+
+    return AlignChecker(model_dir, device=device)
+
+
+def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.combined import CombinedChecker, load_combiner
+    from models.registry import load_checker
+
+    combiner = load_combiner()
+    parts = {
+        name: load_checker(
+            name, device=device, model_dir=model_dir if name in ("dae", "support") else None
+        )
+        for name in combiner.components
+    }
+    return CombinedChecker(combiner, parts)
+
+
+def _combined_available() -> bool:
+    from models.aligner import bundled_available as aligner_available
+    from models.checkers.combined import bundled_available as combiner_available
+
+    return bundled_available() and aligner_available() and combiner_available()
+
+
+def _align_available() -> bool:
+    from models.aligner import bundled_available as aligner_available
+
+    return aligner_available()
+
+
+register(
+    CheckerEntry(
+        "align",
+        "alignment (word match)",
+        "arc",
+        _align,
+        available=_align_available,
+        default=True,
+    )
+)
+# Registered last: the window shows the latest arc-level checker first, and this is the best one.
+register(
+    CheckerEntry(
+        "combined",
+        "combined score",
+        "arc",
+        _combined,
+        available=_combined_available,
         default=True,
     )
 )

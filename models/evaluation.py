@@ -67,18 +67,48 @@ def best_threshold(scores: np.ndarray, gold: np.ndarray) -> float:
     return best
 
 
+def stratified_folds(y: Sequence[int] | np.ndarray, folds: int, seed: int) -> list[np.ndarray]:
+    """Test indices of each fold, every fold with the same class balance."""
+    y = np.asarray(y)
+    rng = np.random.default_rng(seed)
+    parts: list[list[int]] = [[] for _ in range(folds)]
+    for label in np.unique(y):
+        idx = rng.permutation(np.nonzero(y == label)[0])
+        for k in range(folds):
+            parts[k].extend(idx[k::folds].tolist())
+    return [np.asarray(sorted(p), np.int64) for p in parts]
+
+
+#: Repeats of the stratified k-fold threshold choice; one seed moves FRANK BA by about a point.
+CV_REPEATS = 10
+
+
 def cv_balanced_accuracy(
-    scores: Sequence[float], gold: Sequence[int], folds: int = 5, seed: int = 0
-) -> float:
-    """Balanced accuracy with the threshold chosen on the other folds (pooled predictions)."""
+    scores: Sequence[float], gold: Sequence[int], folds: int = 5, repeats: int = CV_REPEATS
+) -> tuple[float, float]:
+    """Balanced accuracy with the threshold chosen on the other folds: mean and sd over repeats.
+
+    Each repeat draws new stratified folds; a repeat's figure pools its folds' predictions.
+    """
     s, g = np.asarray(scores, float), np.asarray(gold, int)
-    order = np.random.default_rng(seed).permutation(len(s))
-    pred = np.zeros(len(s), bool)
-    for k in range(folds):
-        test = order[k::folds]
-        train = np.setdiff1d(order, test)
-        pred[test] = s[test] >= best_threshold(s[train], g[train])
-    return balanced_accuracy(g, pred)
+    figures = []
+    for seed in range(repeats):
+        pred = np.zeros(len(s), bool)
+        for test in stratified_folds(g, folds, seed):
+            train = np.setdiff1d(np.arange(len(s)), test)
+            pred[test] = s[test] >= best_threshold(s[train], g[train])
+        figures.append(balanced_accuracy(g, pred))
+    return float(np.mean(figures)), float(np.std(figures))
+
+
+def auc(score: Sequence[float] | np.ndarray, y: Sequence[int] | np.ndarray) -> float:
+    """Probability that a positive scores above a negative (ties half)."""
+    score, y = np.asarray(score, float), np.asarray(y)
+    pos, neg = score[y == 1], score[y == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
 
 
 def partial_correlation(
@@ -174,6 +204,11 @@ def _score_records(
     return outs, scores
 
 
+def _cv(key: str, scores: Sequence[float], gold: Sequence[int]) -> dict[str, float]:
+    mean, sd = cv_balanced_accuracy(scores, gold)
+    return {key: mean, f"{key}_sd": sd}
+
+
 def _pair_value(p: Any) -> float:
     return UNCHECKED if p.score is None else float(p.score)
 
@@ -233,6 +268,31 @@ def _token_f1(
         p, rc, f1 = binary_f1(gold, pred)
         result[name] = {"precision": p, "recall": rc, "f1": f1, "tokens": len(gold)}
     return result
+
+
+def _demo(checkers: dict[str, Any], cache: Any) -> dict[str, dict[str, float]]:
+    """The bundled demo project: AUC of faithful above unfaithful, false alarms at 0.5."""
+    from models.checkers.base import PairInput
+
+    path = REPO / "resources" / "demo" / "demo_pairs.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    gold = [int(bool(r["expected"]["faithful"])) for r in rows]
+    docs = cache.parse([r["source"] for r in rows])
+    outs = cache.parse([r["output"] for r in rows])
+    batch = [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
+    out = {}
+    for name, checker in checkers.items():
+        values = [_pair_value(p) for p in checker.score(batch, batch_size=16)]
+        faithful = [v for v, g in zip(values, gold, strict=True) if g]
+        bad = [v for v, g in zip(values, gold, strict=True) if not g]
+        out[name] = {
+            "auc": auc(values, gold),
+            "faithful_flagged": sum(v < 0.5 for v in faithful),
+            "faithful": len(faithful),
+            "unfaithful_caught": sum(v < 0.5 for v in bad),
+            "unfaithful": len(bad),
+        }
+    return out
 
 
 def run_evaluation(
@@ -299,8 +359,8 @@ def run_evaluation(
     _, fs = _score_records(frank, loaded, cache, progress, "frank")
     result["frank"] = {
         name: {
-            "balanced_accuracy_cv": cv_balanced_accuracy(
-                [_pair_value(p) for p in ps], [r.faithful for r in frank]
+            **_cv(
+                "balanced_accuracy_cv", [_pair_value(p) for p in ps], [r.faithful for r in frank]
             ),
             "partial_pearson": partial_correlation(
                 [_pair_value(p) for p in ps],
@@ -316,8 +376,8 @@ def run_evaluation(
     _, ss = _score_records(summeval, loaded, cache, progress, "summeval")
     result["summeval"] = {
         name: {
-            "balanced_accuracy_cv": cv_balanced_accuracy(
-                [_pair_value(p) for p in ps], [r.faithful for r in summeval]
+            **_cv(
+                "balanced_accuracy_cv", [_pair_value(p) for p in ps], [r.faithful for r in summeval]
             ),
             "n": len(summeval),
         }
@@ -354,6 +414,11 @@ def run_evaluation(
         total = sum(n for _, n in per.values())
         ranking[name] = {"all": (hits / total if total else float("nan"), total), **per}
     result["ranking"] = ranking
+    result["demo"] = _demo(loaded, cache)
+    from models.probes import load_probes, probe_table, score_probes
+
+    probes = load_probes()
+    result["probes"] = probe_table(score_probes(loaded, probes, cache.parse), probes)
     result["seconds"] = round(time.monotonic() - started)
     return result
 
@@ -374,6 +439,10 @@ def format_tables(result: dict[str, Any]) -> str:
     def pct(x: float | None) -> str:
         return "—" if x is None or x != x else f"{100 * x:.1f}"
 
+    def pct_sd(d: dict[str, float], key: str) -> str:
+        sd = d.get(f"{key}_sd")
+        return pct(d[key]) + ("" if sd is None else f" ± {100 * sd:.1f}")
+
     arc = result["arc_level"]
     xs = result["xsumfaith_token"]
     fr = result["frank"]
@@ -387,9 +456,9 @@ def format_tables(result: dict[str, Any]) -> str:
                 pct(a.get("accuracy")),
                 pct(a.get("f1_not_entailed")),
                 pct(xs[n]["f1"]),
-                pct(fr[n]["balanced_accuracy_cv"]),
+                pct_sd(fr[n], "balanced_accuracy_cv"),
                 f"{fr[n]['partial_pearson']:.3f}",
-                pct(se[n]["balanced_accuracy_cv"]),
+                pct_sd(se[n], "balanced_accuracy_cv"),
                 pct(result["ranking"][n]["all"][0]),
             ]
         )
@@ -406,9 +475,9 @@ def format_tables(result: dict[str, Any]) -> str:
             f"arc acc (n={next(iter(arc.values()))['arcs'] if arc else 0})",
             "arc F1 (not ent.)",
             f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
-            f"FRANK BA-cv (n={fr[any_n]['n']})",
+            f"FRANK BA-cv (n={fr[any_n]['n']}, mean ± sd)",
             "FRANK partial r",
-            f"SummEval BA-cv (n={se[any_n]['n']})",
+            f"SummEval BA-cv (n={se[any_n]['n']}, mean ± sd)",
             f"ranking (pairs={result['ranking'][any_n]['all'][1]})",
         ],
         rows,
@@ -419,6 +488,27 @@ def format_tables(result: dict[str, Any]) -> str:
         ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
         [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names],
     )
+    if "demo" in result:
+        dm = result["demo"]
+        table(
+            "Demo project (resources/demo; threshold 0.5)",
+            ["checker", "AUC", "faithful flagged", "unfaithful caught"],
+            [
+                [
+                    n,
+                    f"{dm[n]['auc']:.2f}",
+                    f"{dm[n]['faithful_flagged']}/{dm[n]['faithful']}",
+                    f"{dm[n]['unfaithful_caught']}/{dm[n]['unfaithful']}",
+                ]
+                for n in names
+            ],
+        )
+    if "probes" in result:
+        from models.probes import format_probe_table
+
+        lines.append("Probe set of hard cases (resources/probes; threshold 0.5)")
+        lines.append(format_probe_table(result["probes"]))
+        lines.append("")
     lines.append("checkers: " + "; ".join(f"{k} = {v}" for k, v in result["checkers"].items()))
     lines.append(f"evaluation time: {result.get('seconds', 0)} s")
     return "\n".join(lines)

@@ -1,0 +1,186 @@
+"""The combined score: one calibrated judgment from the arc, sentence, alignment and lexical signals.
+
+Each signal misses different errors (the arc model checks relations, the alignment checker finds
+words with no counterpart, the lexical rule is exact); a logistic regression fitted on
+training-side labelled summaries only (:mod:`models.training.combine`) weighs them. Per output
+sentence the features are each checker's sentence score (and the lowest DAE arc); the result is
+the probability that the sentence is supported, so 0.5 is a meaningful default threshold. The
+arcs shown are the DAE model's; the evidence is the support checker's window. A signal that did
+not check a sentence is replaced by its training mean; a sentence no signal checked is not
+checked, with the first reason given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.checkers.base import (
+    Checker,
+    Grain,
+    PairInput,
+    PairScore,
+    Progress,
+    SentenceScore,
+    ShouldStop,
+    pair_score,
+)
+from models.errors import ModelLoadError, ModelNotFoundError
+
+BUNDLED_FILE = Path(__file__).resolve().parents[2] / "resources" / "models" / "combiner.json"
+KIND = "factdesk-combiner"
+
+#: Feature name -> (component checker, which value of its sentence score).
+FEATURES: dict[str, tuple[str, str]] = {
+    "dae": ("dae", "score"),
+    "dae_min": ("dae", "min_arc"),
+    "support": ("support", "score"),
+    "align": ("align", "score"),
+    "lexical": ("lexical", "score"),
+}
+
+
+def bundled_available(path: Path = BUNDLED_FILE) -> bool:
+    return path.is_file()
+
+
+def logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, np.float64), 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+def sentence_features(
+    names: Sequence[str], results: dict[str, PairScore], sentence: int
+) -> list[float | None]:
+    """One output sentence's feature values (None where that checker did not check it)."""
+    values: list[float | None] = []
+    for name in names:
+        checker, field = FEATURES[name]
+        ss = results[checker].sentences[sentence]
+        v = ss.score if field == "score" else ss.min_arc
+        values.append(None if v is None or ss.not_checked is not None else float(v))
+    return values
+
+
+class Combiner:
+    """The fitted model: standardised logits of the features → logistic regression."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        if spec.get("kind") != KIND:
+            raise ModelLoadError(f"not a combiner file (kind {KIND!r} expected)")
+        self.spec = spec
+        self.features: list[str] = list(spec["features"])
+        unknown = [f for f in self.features if f not in FEATURES]
+        if unknown:
+            raise ModelLoadError(f"combiner: unknown features {unknown}")
+        self.mean = np.asarray(spec["mean"], np.float64)
+        self.sd = np.asarray(spec["sd"], np.float64)
+        self.weights = np.asarray(spec["weights"], np.float64)
+        self.bias = float(spec["bias"])
+        digest = json.dumps([self.features, spec["mean"], spec["sd"], spec["weights"], self.bias])
+        self.version = hashlib.sha1(digest.encode()).hexdigest()[:8]
+
+    @property
+    def components(self) -> list[str]:
+        return list(dict.fromkeys(FEATURES[f][0] for f in self.features))
+
+    def predict(self, rows: Sequence[Sequence[float | None]]) -> np.ndarray:
+        """Support probability per row; a missing value takes the training mean."""
+        if not rows:
+            return np.zeros(0)
+        x = np.array([[np.nan if v is None else v for v in r] for r in rows], np.float64)
+        z = (logit(np.where(np.isnan(x), 0.5, x)) - self.mean) / self.sd
+        z = np.where(np.isnan(x), 0.0, z)
+        return 1.0 / (1.0 + np.exp(-(z @ self.weights + self.bias)))
+
+
+def load_combiner(path: Path = BUNDLED_FILE) -> Combiner:
+    if not path.is_file():
+        raise ModelNotFoundError(f"{path}: no combiner file here.")
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"{path}: cannot read: {exc}") from exc
+    return Combiner(spec)
+
+
+class CombinedChecker:
+    """Runs its component checkers and combines their sentence scores."""
+
+    name = "combined"
+    display_name = "combined score"
+    grain: Grain = "arc"
+
+    def __init__(
+        self,
+        combiner: Combiner,
+        components: dict[str, Checker],
+    ) -> None:
+        missing = [c for c in combiner.components if c not in components]
+        if missing:
+            raise ModelLoadError(f"combined score: component checkers missing: {missing}")
+        self._combiner = combiner
+        self._components = {n: components[n] for n in combiner.components}
+        parts = "+".join(f"{n}{c.version}" for n, c in self._components.items())
+        self.version = f"{combiner.version}({parts})"
+
+    def score(
+        self,
+        batch: Sequence[PairInput],
+        *,
+        batch_size: int = 16,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PairScore]:
+        results = {
+            n: c.score(batch, batch_size=batch_size, should_stop=should_stop)
+            for n, c in self._components.items()
+        }
+        out = [
+            self.combine(item, {n: r[k] for n, r in results.items()})
+            for k, item in enumerate(batch)
+        ]
+        if progress is not None:
+            progress(len(batch), len(batch))
+        return out
+
+    def combine(self, item: PairInput, results: dict[str, PairScore]) -> PairScore:
+        """One pair's combined result from its components' results."""
+        names = self._combiner.features
+        rows, checked = [], []
+        for s in item.output.sentences:
+            values = sentence_features(names, results, s.index)
+            if any(v is not None for v in values):
+                rows.append(values)
+                checked.append(s.index)
+        probs = dict(zip(checked, self._combiner.predict(rows).tolist(), strict=True))
+        arcs_from = results.get("dae") or next(iter(results.values()))
+        window_from = results.get("support") or arcs_from
+        sentences = []
+        for s in item.output.sentences:
+            base = window_from.sentences[s.index]
+            arc_ss = arcs_from.sentences[s.index]
+            if s.index in probs:
+                sentences.append(
+                    SentenceScore(
+                        s.index, probs[s.index], arc_ss.min_arc, base.evidence, base.omitted
+                    )
+                )
+            else:
+                reason = next(
+                    (
+                        r.sentences[s.index].not_checked
+                        for r in results.values()
+                        if r.sentences[s.index].not_checked
+                    ),
+                    "no checker could check this sentence",
+                )
+                sentences.append(
+                    SentenceScore(s.index, None, None, base.evidence, base.omitted, reason)
+                )
+        return pair_score(item.key, self, sentences, arcs_from.arcs)

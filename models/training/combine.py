@@ -1,0 +1,199 @@
+"""Fit the combined score on training-side labelled summaries only.
+
+``python -m models.training.combine --data ../shared/data [--out FILE] [--model-dir DIR]``
+scores the training side (:mod:`models.training.calibration_data`) with the component checkers,
+takes each output's weakest sentence per signal (the pair score of every checker is its lowest
+sentence), and fits an L2 logistic regression of the human label on the standardised logits.
+Repeated stratified cross-validation on the same training side picks the penalty and is reported
+in the file; nothing of the held-out evaluation data is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.checkers.base import PairInput, PairScore
+from models.checkers.combined import BUNDLED_FILE, FEATURES, KIND, logit, sentence_features
+from models.evaluation import auc, stratified_folds
+
+Log = Callable[[str], None]
+PENALTIES = (1e-3, 1e-2, 1e-1)
+
+
+def pair_features(
+    names: Sequence[str], results: dict[str, PairScore], n_sentences: int
+) -> list[float | None]:
+    """Per feature, the lowest value over the output's sentences (None: never checked)."""
+    rows = [sentence_features(names, results, s) for s in range(n_sentences)]
+    out: list[float | None] = []
+    for k in range(len(names)):
+        vals = [r[k] for r in rows if r[k] is not None]
+        out.append(min(vals) if vals else None)
+    return out
+
+
+def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Logits of the features with missing values at the column mean; and mean, sd."""
+    z = logit(np.where(np.isnan(x), 0.5, x))
+    z = np.where(np.isnan(x), np.nan, z)
+    mean = np.nanmean(z, 0)
+    sd = np.nanstd(z, 0)
+    sd[sd == 0] = 1.0
+    z = (z - mean) / sd
+    return np.where(np.isnan(z), 0.0, z), mean, sd
+
+
+def cv_auc(z: np.ndarray, y: np.ndarray, l2: float, repeats: int = 3, folds: int = 5) -> float:
+    """Mean held-out-fold AUC of the fit (a threshold-free measure of the combination)."""
+    from models.training.logistic import fit
+
+    aucs = []
+    for seed in range(repeats):
+        pred = np.zeros(len(y))
+        for test in stratified_folds(y, folds, seed):
+            train = np.setdiff1d(np.arange(len(y)), test)
+            w, b = fit(z[train], y[train], l2=l2)
+            pred[test] = z[test] @ w + b
+        aucs.append(auc(pred, y))
+    return float(np.mean(aucs))
+
+
+def fit_combiner(
+    features: Sequence[str], x: np.ndarray, y: np.ndarray, versions: dict[str, str]
+) -> dict[str, Any]:
+    """The combiner file's content: features, standardisation, weights, and the CV figures."""
+    from models.training.logistic import fit
+
+    z, mean, sd = standardise(x)
+    scores = {l2: cv_auc(z, y, l2) for l2 in PENALTIES}
+    l2 = max(scores, key=lambda k: scores[k])
+    w, b = fit(z, y, l2=l2)
+    single = {f: auc(np.nan_to_num(x[:, k], nan=0.5), y) for k, f in enumerate(features)}
+    return {
+        "kind": KIND,
+        "features": list(features),
+        "mean": mean.tolist(),
+        "sd": sd.tolist(),
+        "weights": w.tolist(),
+        "bias": b,
+        "l2": l2,
+        "trained_on": {"outputs": int(len(y)), "faithful": int(y.sum())},
+        "cv_auc": scores[l2],
+        "single_feature_auc": single,
+        "components": versions,
+    }
+
+
+def collect(
+    data_dir: Path, work: Path, checkers: dict[str, Any], features: Sequence[str], log: Log
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pair features and labels of every labelled training-side output."""
+    from models.training.calibration_data import parse_cache, training_side_records
+
+    records = [r for r in training_side_records(data_dir) if r.faithful is not None]
+    cache = parse_cache(work)
+    docs = cache.parse([r.document for r in records], log)
+    outs = cache.parse([r.summary for r in records], log)
+    cache.save()
+    batch = [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
+    results = {}
+    for name, checker in checkers.items():
+        results[name] = _scores(work, name, checker, batch, log)
+    rows = [
+        pair_features(features, {n: r[k] for n, r in results.items()}, len(item.output.sentences))
+        for k, item in enumerate(batch)
+    ]
+    x = np.array([[np.nan if v is None else v for v in r] for r in rows], np.float64)
+    y = np.array([r.faithful for r in records], np.float64)
+    keep = ~np.isnan(x).all(1)
+    return x[keep], y[keep]
+
+
+def _scores(work: Path, name: str, checker: Any, batch: list[PairInput], log: Log) -> list:
+    """A checker's scores of the batch, kept on disk per checker version (refits are cheap)."""
+    import hashlib
+    import pickle
+
+    key = hashlib.sha1(
+        "\n".join([checker.version, *(i.source.text + i.output.text for i in batch)]).encode()
+    ).hexdigest()[:12]
+    path = work / f"combine_{name.replace(':', '_')}_{key}.pkl"
+    if path.is_file():
+        try:
+            with path.open("rb") as fh:
+                return pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            path.unlink(missing_ok=True)  # a truncated file from a killed run: score again
+    log(f"combiner: scoring {len(batch)} training-side outputs with {name}")
+    scores = checker.score(batch, batch_size=16)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("wb") as fh:
+        pickle.dump(scores, fh)
+    tmp.replace(path)
+    return scores
+
+
+def build(
+    data_dir: Path,
+    out: Path,
+    *,
+    work: Path,
+    model_dir: Path | None = None,
+    aligner_dir: Path | None = None,
+    features: Sequence[str] = tuple(FEATURES),
+    log: Log = print,
+) -> dict[str, Any]:
+    """Score, fit and write the combiner file (atomically)."""
+    from models.checkers.align import AlignChecker
+    from models.registry import load_checker
+
+    wanted = list(dict.fromkeys(FEATURES[f][0] for f in features))
+    checkers: dict[str, Any] = {}
+    for name in wanted:
+        if name == "align":
+            checkers[name] = AlignChecker(aligner_dir, device="auto")
+        elif name in ("dae", "support") and model_dir is not None:
+            checkers[name] = load_checker(name, model_dir=model_dir)
+        else:
+            checkers[name] = load_checker(name)
+    x, y = collect(data_dir, work, checkers, features, log)
+    spec = fit_combiner(features, x, y, {n: c.version for n, c in checkers.items()})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    tmp.replace(out)
+    log(f"combiner written to {out}: cv AUC {spec['cv_auc']:.3f}, weights {spec['weights']}")
+    return spec
+
+
+def main(argv: list[str] | None = None) -> int:
+    from models.training.data import default_data_dir
+
+    parser = argparse.ArgumentParser(prog="python -m models.training.combine")
+    parser.add_argument("--data", type=Path, default=default_data_dir())
+    parser.add_argument("--out", type=Path, default=BUNDLED_FILE)
+    parser.add_argument("--work", type=Path, default=Path("build/training"))
+    parser.add_argument("--model-dir", type=Path, default=None, help="arc/support model to use")
+    parser.add_argument("--aligner-dir", type=Path, default=None)
+    parser.add_argument("--features", nargs="*", default=list(FEATURES))
+    args = parser.parse_args(argv)
+    build(
+        args.data,
+        args.out,
+        work=args.work,
+        model_dir=args.model_dir,
+        aligner_dir=args.aligner_dir,
+        features=args.features,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

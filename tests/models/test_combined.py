@@ -1,0 +1,117 @@
+"""The combined score: prediction, combination of component results, and the fit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from models.checkers.base import PairInput, PairScore, SentenceScore, pair_score
+from models.checkers.combined import KIND, CombinedChecker, Combiner, logit
+from models.document import ParsedText, Sentence
+from models.errors import ModelLoadError
+from models.evaluation import auc, stratified_folds
+from models.training.combine import fit_combiner, pair_features
+
+
+def _spec(features: list[str], weights: list[float], bias: float = 0.0) -> dict:
+    return {
+        "kind": KIND,
+        "features": features,
+        "mean": [0.0] * len(features),
+        "sd": [1.0] * len(features),
+        "weights": weights,
+        "bias": bias,
+    }
+
+
+def _output(n: int) -> ParsedText:
+    sentences = tuple(Sentence(i, i * 10, i * 10 + 9, "x" * 9, (), ()) for i in range(n))
+    return ParsedText(" ".join(s.text for s in sentences), sentences)
+
+
+class Fixed:
+    """A component checker returning given sentence scores (None: not checked)."""
+
+    def __init__(self, name: str, values: Sequence[float | None], min_arc: float | None = None):
+        self.name, self.version, self.grain = name, "v1", "arc"
+        self.values, self.min_arc = values, min_arc
+
+    def score(self, batch: Sequence[PairInput], **_: object) -> list[PairScore]:
+        out = []
+        for item in batch:
+            sentences = [
+                SentenceScore(
+                    k,
+                    v,
+                    self.min_arc if v is not None else None,
+                    (k,),
+                    0,
+                    None if v is not None else "no content arcs",
+                )
+                for k, v in enumerate(self.values)
+            ]
+            out.append(pair_score(item.key, self, sentences))  # type: ignore[arg-type]
+        return out
+
+
+def test_predict_is_logistic_on_standardised_logits_and_imputes_missing() -> None:
+    comb = Combiner(_spec(["support", "align"], [2.0, 1.0], bias=0.5))
+    p = comb.predict([[0.9, 0.2], [0.9, None]])
+    expected0 = 1 / (1 + np.exp(-(2 * logit(0.9) + logit(0.2) + 0.5)))
+    expected1 = 1 / (1 + np.exp(-(2 * logit(0.9) + 0.5)))  # missing align -> its mean (0)
+    np.testing.assert_allclose(p, [expected0, expected1], rtol=1e-6)
+    with pytest.raises(ModelLoadError):
+        Combiner(_spec(["nonsense"], [1.0]))
+
+
+def test_combined_checker_per_sentence_and_not_checked() -> None:
+    comb = Combiner(_spec(["dae", "support"], [1.0, 1.0]))
+    checker = CombinedChecker(
+        comb,
+        {
+            "dae": Fixed("dae", [0.9, 0.1, None], 0.05),
+            "support": Fixed("support", [0.8, 0.2, None]),
+        },
+    )
+    (result,) = checker.score([PairInput("k", _output(0), _output(3))])
+    first, second, third = result.sentences
+    assert first.score == pytest.approx(1 / (1 + np.exp(-(logit(0.9) + logit(0.8)))))
+    assert second.score < 0.5 < first.score
+    assert third.score is None and third.not_checked == "no content arcs"
+    assert result.score == second.score  # the weakest sentence
+    assert checker.version.startswith(comb.version) and "dae" in checker.version
+    with pytest.raises(ModelLoadError):
+        CombinedChecker(comb, {"dae": Fixed("dae", [0.5])})
+
+
+def test_pair_features_take_the_weakest_sentence() -> None:
+    results = {
+        "dae": Fixed("dae", [0.9, 0.3], 0.1).score([PairInput("k", _output(0), _output(2))])[0],
+        "support": Fixed("support", [None, None]).score([PairInput("k", _output(0), _output(2))])[
+            0
+        ],
+    }
+    assert pair_features(["dae", "dae_min", "support"], results, 2) == [0.3, 0.1, None]
+
+
+def test_fit_finds_the_informative_feature() -> None:
+    rng = np.random.default_rng(1)
+    y = (rng.uniform(size=600) < 0.5).astype(float)
+    good = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.15, 600), 0.01, 0.99)
+    noise = rng.uniform(0.01, 0.99, 600)
+    x = np.stack([good, noise], 1)
+    x[::7, 1] = np.nan  # missing values are allowed
+    spec = fit_combiner(["support", "align"], x, y, {"support": "v"})
+    assert spec["weights"][0] > 5 * abs(spec["weights"][1])
+    assert spec["cv_auc"] > 0.8
+    p = Combiner(spec).predict([[v if v == v else None for v in row] for row in x.tolist()])
+    assert auc(p, y) > 0.8
+
+
+def test_stratified_folds_partition_and_balance() -> None:
+    y = np.array([1] * 30 + [0] * 70)
+    folds = stratified_folds(y, 5, seed=3)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(100))
+    assert all(y[f].sum() == 6 for f in folds)
