@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
@@ -17,9 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
-
-if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+from app.store import Project
 
 
 def score_distribution(fig: Figure, scores: list[float], label: str, threshold: float) -> None:
@@ -114,15 +111,31 @@ class PlotTab(QWidget):
 
 
 class StatsDialog(QDialog):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    """Plots of one project under the checker and threshold the window shows.
+
+    Args:
+        project: the open project.
+        checker: registry name of the shown checker (None: not analysed).
+        version: that checker's current version.
+        checker_label: its display name.
+        threshold: the flagging threshold.
+        parent: the dialog's parent window.
+    """
+
+    def __init__(
+        self,
+        project: Project,
+        checker: str | None,
+        version: str | None,
+        checker_label: str,
+        threshold: float,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
         self.setWindowTitle("Statistics")
         self.resize(820, 620)
-        project = window.project
-        assert project is not None
-        thr = window.threshold.value()
-        label = window.checker_label or "no checker"
-        checker, version = window.checker, window.version
+        thr = threshold
+        label = checker_label or "no checker"
         scores = pair_score_values(project, checker, version) if checker and version else []
         judged = sentence_judgment_scores(project, checker, version) if checker and version else []
         self.tabs = QTabWidget()
