@@ -7,7 +7,7 @@ decides what to refresh.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressBar, QPushButton
 
 from app.gui.jobs import AnalysisRequest, run_analysis
@@ -37,6 +37,9 @@ class AnalysisPanel(QObject):
         self.progress.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setAccessibleName("Cancel analysis")
+        # Clicking Cancel must not take the keyboard from judging (nor hand it to the search box
+        # when the button hides itself).
+        self.cancel_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
 

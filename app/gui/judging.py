@@ -248,14 +248,55 @@ class JudgingController(QObject):
     def press(
         self, key: int, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier
     ) -> bool:
-        """Run what a key press is bound to; False when the key is not a judging key."""
-        if self.project is None:
-            return False
+        """Run what a key press is bound to; False when the key is not a judging key.
+
+        A judging key that cannot act now is still taken, and :attr:`message` says why.
+        """
         action = self.action_for(key, modifiers)
         if action is None:
             return False
+        if self.project is None:
+            self.message.emit(
+                "No project open: judging keys act once a project is open (File ▸ Open project)",
+                5000,
+            )
+            return False
+        why = self.refusal(action)
+        if why is not None:
+            self.message.emit(why, 5000)
+            return True
         self.do(action)
         return True
+
+    def refusal(self, action: str) -> str | None:
+        """Why ``action`` cannot act on the current pair and item (None: it can)."""
+        if action in ("undo", "blind", "ais", "level") or action.startswith(("next", "prev")):
+            return None
+        if self.bundle is None:
+            return "No pair shown: no pair matches the filters"
+        if action in ("flag", "skip"):
+            return None
+        if action.startswith("error_type:"):
+            n = int(action.split(":", 1)[1])
+            assert self.project is not None
+            count = len(self.project.taxonomy())
+            if self.ais_mode and self.ais_stage == 1:
+                return (
+                    f"AIS stage 1 asks only whether the output is interpretable "
+                    f"({self.keys_text['accept']} yes / {self.keys_text['reject']} no); "
+                    "error types come in stage 2"
+                )
+            if n >= count:
+                return f"No error type {n + 1}: the taxonomy has {count}"
+        if self.ais_mode:
+            return None
+        if self.current_unit() is None:
+            what = "no non-entailed arcs" if self.level == "arc" else "nothing to judge"
+            return (
+                f"{self.level.capitalize()} level: {what} on this pair "
+                f"({self.keys_text['level']} changes the level)"
+            )
+        return None
 
     def do(self, action: str) -> None:
         """Run a named judging action (what the keys are bound to)."""

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
     QFileDialog,
+    QKeySequenceEdit,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTextEdit,
     QToolBar,
+    QWidget,
 )
 
 from app import settings as S
@@ -49,6 +51,15 @@ from app.store.schema import ArcRow
 from app.tasks import Job, TaskRunner
 
 __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
+
+
+def is_text_field(w: QObject | None) -> bool:
+    """Whether a widget takes typed text (where judging keys must not act)."""
+    if isinstance(w, (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QKeySequenceEdit)):
+        return True
+    if isinstance(w, QComboBox) and w.isEditable():
+        return True
+    return isinstance(w, QTextEdit) and not w.isReadOnly()
 
 
 class MainWindow(QMainWindow):
@@ -183,8 +194,10 @@ class MainWindow(QMainWindow):
         a.done.connect(self._analysis_done)
         a.failed.connect(self.show_error)
         a.message.connect(self.statusBar().showMessage)
-        for watched in (self, self.table, self.source_view, self.output_view, self.search):
-            watched.installEventFilter(self)
+        app = QApplication.instance()
+        assert app is not None
+        app.installEventFilter(self)
+        self.analysis.finished.connect(self._analysis_finished)
 
     # ================================================================== controller state
     # Read-only views of the judging controller's state (scripts and tests use these names).
@@ -374,31 +387,47 @@ class MainWindow(QMainWindow):
             self.output_view.setFocus()  # the judging keys act on the clicked arc at once
 
     # ================================================================== keyboard
+    # The filter sits on the application, so judging keys reach the controller wherever focus
+    # is in this window (the pair list, the checker box, a button), except in a text field.
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.search and event.type() == QEvent.Type.KeyPress:
-            assert isinstance(event, QKeyEvent)
-            if event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
+            return False
+        # Qt offers a key event to the filter again for each parent it propagates to; a
+        # judging key is taken on the first offer, so it never runs twice.
+        if watched.window() is not self:
+            return False
+        assert isinstance(event, QKeyEvent)
+        if self._typing() or is_text_field(watched):
+            if event.key() in (Qt.Key.Key_Escape,) or (
+                watched is self.search and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            ):
                 self.output_view.setFocus()  # back to judging
                 return True
+            self._typing_hint(event)
             return False
-        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            if self.handle_key(event):
-                return True
-        return super().eventFilter(watched, event)
+        return self.handle_key(event)
 
     @staticmethod
     def _typing() -> bool:
         """Whether keyboard focus is in a text field (judging keys are then silent)."""
+        return is_text_field(QApplication.focusWidget())
+
+    def _typing_hint(self, event: QKeyEvent) -> None:
+        """A judging key that a number field swallows: say where the keys went and why."""
         w = QApplication.focusWidget()
-        if isinstance(w, (QLineEdit, QAbstractSpinBox, QPlainTextEdit)):
-            return True
-        if isinstance(w, QComboBox) and w.isEditable():
-            return True
-        return isinstance(w, QTextEdit) and not w.isReadOnly()
+        if not isinstance(w, QAbstractSpinBox) or not event.text().isalpha():
+            return
+        if self.judging.action_for(event.key(), event.modifiers()) is None:
+            return
+        self.statusBar().showMessage(
+            f"'{event.text()}' went to the {w.accessibleName() or 'number'} field, not to "
+            "judging: press Esc or click the text to judge",
+            5000,
+        )
 
     def handle_key(self, event: QKeyEvent) -> bool:
         """Run the judging action bound to this key; False when it is not ours."""
-        if self.project is None or self._typing():
+        if self._typing():
             return False
         return self.judging.press(event.key(), event.modifiers())
 
@@ -533,6 +562,12 @@ class MainWindow(QMainWindow):
         oid = self.current_output_id()
         if oid is not None and oid in ids:
             self.judging.reload_pair()
+
+    def _analysis_finished(self) -> None:
+        # The Cancel button is hidden now; focus that was there would move on to the search box.
+        focus = QApplication.focusWidget()
+        if focus is None or focus is self.cancel_button or not focus.isVisible():
+            self.output_view.setFocus()
 
     def _analysis_done(self, report: dict[str, object]) -> None:
         state = "cancelled" if report.get("cancelled") else "done"
@@ -686,6 +721,9 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and join every worker, save the geometry, close the project."""
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
         self.runner.shutdown()
         self.settings.set(S.GEOMETRY, self.saveGeometry())
         self.settings.set(S.SPLITTER, self.text_split.saveState())
