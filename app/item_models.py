@@ -174,6 +174,9 @@ class PairTableModel(QAbstractTableModel):
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
             if col == COL_STATUS:
+                progress = getattr(lr, "progress_text", None)
+                if progress is not None:
+                    return f"{lr.status}: {progress()}"
                 return f"{lr.status}: {r.judged} of {lr.sentences} sentences judged" + (
                     f"; pair: {r.pair_label}" if r.pair_label else ""
                 )
