@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(icon("app"))
         self._build()
         self._wire()
+        self._hide_scores()
         self.judging.set_keys(self.settings.keymap())
         self.apply_font_size(self.settings.get(S.FONT_SIZE))
         geometry = self.settings.get(S.GEOMETRY)
@@ -441,6 +442,20 @@ class MainWindow(QMainWindow):
                 action.blockSignals(False)
         if self.settings.get(S.BLIND) != self.blind:
             self.settings.set(S.BLIND, self.blind)
+        self._hide_scores()
+
+    def _hide_scores(self) -> None:
+        """Blind and AIS modes: no model score in the list, nor a filter that would reveal one.
+
+        In AIS mode every pair starts at stage 1 (model hidden), so the list hides the scores
+        for the whole mode.
+        """
+        hidden = self.blind or self.ais_mode
+        self.model.set_scores_hidden(hidden)
+        for box in (self.score_min, self.score_max):
+            box.setEnabled(not hidden)
+        self.proxy.set_filters()  # the score range applies only while scores show
+        self._update_count()
 
     def toggle_blind(self) -> None:
         self.judging.set_blind(self.blind_action.isChecked())
