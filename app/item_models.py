@@ -200,6 +200,10 @@ class PairTableModel(QAbstractTableModel):
         elif role == Qt.ItemDataRole.DecorationRole and col == COL_STATUS:
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
+            if col == COL_ID:
+                return r.external_id  # the column may cut a long id
+            if col == COL_SYSTEM:
+                return r.system or ""
             if col == COL_STATUS:
                 progress = getattr(lr, "progress_text", None)
                 if progress is not None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.jobs import ExportRequest, ImportRequest, run_export, run_import
+from app.gui.plaintext import plain_label
 from app.io.exporter import parse_export_format
 from app.io.records import FieldMapping, Format, parse_format, read_pairs
 from app.store import JudgmentValue
@@ -127,7 +128,7 @@ class ImportDialog(QDialog):
         self.table.setHorizontalHeaderLabels(["id", "system", "source", "output"])
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 2)
-        self.summary = QLabel()
+        self.summary = plain_label(QLabel())
         lay.addWidget(self.summary)
         self.errors = QListWidget()
         self.errors.setAccessibleName("Validation errors")
@@ -240,7 +241,7 @@ class ExportDialog(QDialog):
         row.addWidget(browse)
         form.addRow("&Format", self.fmt)
         form.addRow("&File", row)
-        self.status = QLabel()
+        self.status = plain_label(QLabel())  # errors quote paths
         form.addRow(self.status)
         buttons = QDialogButtonBox()
         self.export_button = buttons.addButton("&Export", QDialogButtonBox.ButtonRole.AcceptRole)

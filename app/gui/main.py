@@ -43,6 +43,7 @@ from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
+from app.gui.plaintext import menu_text, plain_label
 from app.io.bundles import PairBundle
 from app.item_models import icon
 from app.settings import Settings
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
 
         # ---- status bar
         self.analysis = AnalysisPanel(self.runner, self)
-        self.saved_label = QLabel()
+        self.saved_label = plain_label(QLabel())  # says which label was saved
         self.saved_label.setAccessibleName("Save state")
         self.statusBar().addWidget(self.saved_label, 1)
         self.statusBar().addPermanentWidget(self.analysis.progress)
@@ -547,7 +548,7 @@ class MainWindow(QMainWindow):
         defaults = set(default_checkers())
         for name, display in self.selectable_checkers():
             action = self.checker_menu.addAction(
-                f"{display}" + (" (default)" if name in defaults else "")
+                menu_text(display) + (" (default)" if name in defaults else "")
             )
             action.setData(name)
             action.setToolTip(f"Run only the '{name}' checker")
@@ -631,7 +632,7 @@ class MainWindow(QMainWindow):
             def open_recent(path: str = p) -> None:
                 self._open_guarded(path)
 
-            self.recent_menu.addAction(p, open_recent)
+            self.recent_menu.addAction(menu_text(p), open_recent)
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none)").setEnabled(False)
 
@@ -714,7 +715,9 @@ class MainWindow(QMainWindow):
         """The one place errors reach the user."""
         self.statusBar().showMessage(f"Error: {err}", 10000)
         if QApplication.platformName() != "offscreen":
-            QMessageBox.warning(self, "FactDesk", str(err))
+            box = QMessageBox(QMessageBox.Icon.Warning, "FactDesk", str(err), parent=self)
+            box.setTextFormat(Qt.TextFormat.PlainText)  # messages quote paths, ids and fields
+            box.exec()
 
     # ================================================================== view
     def zoom(self, step: int) -> None:

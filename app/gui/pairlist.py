@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.plaintext import header_tips, item_view_tips, plain_label
 from app.gui.progress import review_rows
 from app.gui.queries import STATUSES, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
@@ -93,8 +94,9 @@ class PairList(QWidget):
         for col, width in enumerate((90, 120, 120, 70, 50)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.count_label = QLabel()
-        self.checker_note = QLabel()
+        self._tips = [item_view_tips(self.table), header_tips(self.table.horizontalHeader())]
+        self.count_label = plain_label(QLabel())
+        self.checker_note = plain_label(QLabel())  # the checker's display name is data
         self.checker_note.setAccessibleName("Checker whose scores are listed")
 
         lv = QVBoxLayout(self)

@@ -6,11 +6,12 @@ signals; it makes no decisions and writes nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from app.gui.arcview import ArcItem, ArcView
 from app.gui.judging import JudgingController, Unit
+from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
     ArcMark,
     MarkedText,
@@ -44,13 +45,20 @@ class PairView(QWidget):
         self.prompt.setAccessibleName("Judging prompt")
         self.prompt.setWordWrap(True)
         self.prompt.setObjectName("prompt")
+        plain_label(self.prompt)  # arc labels, words, judgments and error types come from data
         self.source_view = MarkedText("Source text")
         self.output_view = MarkedText("Output text")
         self.output_view.sentence_clicked.connect(self.sentence_clicked)
         self.arc_view = ArcView()
         self.arc_view.arc_clicked.connect(self.arc_clicked)
         self.arc_sentence: int | None = None  # sentence id the arc diagram shows
-        self.source_title = QLabel("Source")
+        # Tooltips carry checker names, arc labels and words: shown as plain text.
+        self._tips = [
+            text_view_tips(self.source_view),
+            text_view_tips(self.output_view),
+            PlainToolTips(self.arc_view.diagram, self._arc_tip),
+        ]
+        self.source_title = plain_label(QLabel("Source"))
         source_box = QWidget()
         sv = QVBoxLayout(source_box)
         sv.setContentsMargins(0, 0, 0, 0)
@@ -76,6 +84,11 @@ class PairView(QWidget):
         rv.addWidget(self.text_split, 1)
         rv.addWidget(self.arc_view)  # under both panes: long sentences get the full width
         rv.addWidget(self.legend)
+
+    def _arc_tip(self, pos: QPoint) -> str | None:
+        d = self.arc_view.diagram
+        g = d.arc_at(QPointF(pos))
+        return None if g is None else d.tooltip_for(g)
 
     def set_font_size(self, size: int) -> None:
         for view in (self.source_view, self.output_view):

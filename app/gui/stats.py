@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.plaintext import mpl_text
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
 from app.store import Project
 
@@ -23,7 +24,7 @@ def score_distribution(fig: Figure, scores: list[float], label: str, threshold: 
     ax = fig.add_subplot(111)
     ax.hist(scores, bins=20, range=(0, 1), color="#5c7cfa", edgecolor="black", hatch="//")
     ax.axvline(threshold, color="#c62828", linestyle="--", label=f"threshold {threshold:.2f}")
-    ax.set_xlabel(f"lowest sentence support per pair ({label})")
+    ax.set_xlabel(f"lowest sentence support per pair ({mpl_text(label)})")
     ax.set_ylabel("pairs")
     ax.set_title("Score distribution")
     ax.legend()
@@ -57,18 +58,18 @@ def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> N
     total = sum(sum(r) for r in grid)
     agree = grid[0][0] + grid[1][1]
     pct = f"{100 * agree / total:.0f}% agree" if total else "no judged sentences with scores"
-    ax.set_title(f"Judged vs model ({label}): {pct}")
+    ax.set_title(f"Judged vs model ({mpl_text(label)}): {pct}")
 
 
 def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
-    systems = sorted({s or "—" for s, _e, _n in rows})
+    systems = sorted({mpl_text(s or "—") for s, _e, _n in rows})
     errors = sorted({e for _s, e, _n in rows})
     ax = fig.add_subplot(111)
     if not rows:
         ax.text(0.5, 0.5, "no error types recorded yet", ha="center", va="center")
         ax.set_axis_off()
         return
-    table = {(s or "—", e): n for s, e, n in rows}
+    table = {(mpl_text(s or "—"), e): n for s, e, n in rows}
     hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--", "**", "||", "OO", ".."]
     bottom = [0] * len(systems)
     for k, e in enumerate(errors):
@@ -77,7 +78,7 @@ def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
             systems,
             values,
             bottom=bottom,
-            label=e,
+            label=mpl_text(e),
             hatch=hatches[k % len(hatches)],
             edgecolor="black",
         )
