@@ -85,6 +85,10 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
     ),
 )
 
+#: Menu entries whose judging key is shown beside them (action id -> keymap action). The key
+#: is shown, not bound: the judging keys are handled by the window's key filter.
+KEY_HINTS = {"blind": "blind", "ais": "ais", "relabel": "relabel"}
+
 #: What the review toolbar carries, in order.
 TOOLBAR = ("analyse", "undo", "redo", "blind", "ais")
 
@@ -144,5 +148,34 @@ def build_actions(
                 menu.addAction(action)
                 built.actions[entry.id] = action
     for name in TOOLBAR:
-        toolbar.addAction(built.actions[name])
+        if name in ("undo", "redo"):
+            # The stack's actions are renamed "Undo sentence: supported" after each decision;
+            # the toolbar keeps a short twin so the checker box beside it keeps its width.
+            toolbar.addAction(_short_twin(built.actions[name], name.capitalize(), window))
+        else:
+            toolbar.addAction(built.actions[name])
     return built
+
+
+def _short_twin(action: QAction, text: str, parent: QMainWindow) -> QAction:
+    twin = QAction(text, parent)
+    twin.triggered.connect(lambda _checked=False: action.trigger())
+
+    def mirror() -> None:
+        twin.setEnabled(action.isEnabled())
+        twin.setToolTip(action.text().replace("&", ""))
+
+    action.changed.connect(mirror)
+    mirror()
+    return twin
+
+
+def show_key_hints(built: Actions, keys: dict[str, str]) -> None:
+    """Show the current judging keys beside the menu entries of :data:`KEY_HINTS`."""
+    specs = {e.id: e for _title, entries in MENUS for e in entries if isinstance(e, ActionSpec)}
+    for action_id, key_action in KEY_HINTS.items():
+        action = built.actions[action_id]
+        text = specs[action_id].text
+        action.setIconText(text.replace("&", "").rstrip("…"))
+        key = keys.get(key_action, "")
+        action.setText(f"{text}\t{key}" if key else text)

@@ -101,8 +101,11 @@ class ImportDialog(QDialog):
         row = QHBoxLayout()
         self.path = QLineEdit()
         self.path.setAccessibleName("File to import")
+        path_label = QLabel("Fi&le to import")
+        path_label.setBuddy(self.path)
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
+        row.addWidget(path_label)
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         lay.addLayout(row)
@@ -240,7 +243,10 @@ class ExportDialog(QDialog):
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         form.addRow("&Format", self.fmt)
-        form.addRow("&File", row)
+        # A form row whose field is a layout gets no buddy: "&File" would show its ampersand.
+        file_label = QLabel("F&ile")
+        file_label.setBuddy(self.path)
+        form.addRow(file_label, row)
         self.status = plain_label(QLabel())  # errors quote paths
         form.addRow(self.status)
         buttons = QDialogButtonBox()

@@ -58,6 +58,8 @@ class JudgingController(QObject):
     modes_changed = Signal()
     #: The relabel key was pressed: the window asks for label, error type and note.
     relabel_requested = Signal()
+    #: Undo or redo changed a pair that is not on screen: the window shows it (output id).
+    revisit = Signal(int)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -123,6 +125,15 @@ class JudgingController(QObject):
         self.build_units()
         self.unit = min(keep, max(0, len(self.units) - 1))
         self.redraw()
+
+    def focus_key(self, key: JudgmentKey) -> None:
+        """Put the keyboard on the item with this key, when the current level shows it."""
+        if self.bundle is None or self.bundle.output.id != key.output_id:
+            return
+        i = next((i for i, u in enumerate(self.units) if u.key == key), None)
+        if i is not None and i != self.unit:
+            self.unit = i
+            self.redraw()
 
     def clear_pair(self) -> None:
         self.bundle = None
@@ -348,6 +359,9 @@ class JudgingController(QObject):
             else:
                 self.judg[slot] = value
         self.judged.emit(oid)
+        if action != "do" and (self.bundle is None or self.bundle.output.id != oid):
+            self.revisit.emit(oid)
+            self.focus_key(change.key)
         stamp = datetime.now().strftime("%H:%M:%S")
         what = {"do": "", "undo": "undid ", "redo": "redid "}[action]
         self.set_saved(f"Saved {stamp} — {what}{change.describe()}")

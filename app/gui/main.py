@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from app import settings as S
 from app.gui import theme
-from app.gui.actions import build_actions
+from app.gui.actions import build_actions, show_key_hints
 from app.gui.analysis import AnalysisPanel
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
@@ -52,6 +52,9 @@ from app.store.schema import ArcRow
 from app.tasks import Job, TaskRunner
 
 __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
+
+#: Project setting: the output id on screen when the project was closed.
+LAST_PAIR = "review/last_pair"
 
 
 def is_text_field(w: QObject | None) -> bool:
@@ -84,6 +87,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self._hide_scores()
         self.judging.set_keys(self.settings.keymap())
+        show_key_hints(self.actions_, self.keys_text)
         self.apply_font_size(self.settings.get(S.FONT_SIZE))
         geometry = self.settings.get(S.GEOMETRY)
         if not geometry.isEmpty():
@@ -111,6 +115,8 @@ class MainWindow(QMainWindow):
         tb.setObjectName("review_toolbar")
         self.addToolBar(tb)
         self.checker_box = combo("Checker shown", [])
+        # The box is filled after it is first shown: size it to its entries every time.
+        self.checker_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         tb.addWidget(QLabel(" Checker "))
         tb.addWidget(self.checker_box)
         self.threshold = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
@@ -183,6 +189,7 @@ class MainWindow(QMainWindow):
         j.judged.connect(lambda oid: self._refresh_pairs([oid], scores=False))
         j.modes_changed.connect(self._modes_changed)
         j.relabel_requested.connect(self.relabel_dialog)
+        j.revisit.connect(self._revisit)
         self.pairs.pair_selected.connect(self.show_pair)
         self.pairs.emptied.connect(self._show_nothing)
         self.view.sentence_clicked.connect(j.select_sentence)
@@ -288,13 +295,28 @@ class MainWindow(QMainWindow):
         self.pairs.set_project(project)
         self._refresh_checkers()
         self.reload_rows()
-        self.pairs.select_first()
+        last = project.get_setting(LAST_PAIR)
+        if isinstance(last, int) and self.model.row_for(last) is not None:
+            self.select_pair(last)  # where the editor left off
+        else:
+            self.pairs.select_first()
         self.judging.set_saved("All decisions saved")
         self.output_view.setFocus()  # keyboard judging starts at once
+
+    def _remember_pair(self) -> None:
+        """Keep the pair on screen in the project, to come back to it on the next open."""
+        project, oid = self.project, self.current_output_id()
+        if project is None or oid is None or project.get_setting(LAST_PAIR) == oid:
+            return
+        try:
+            project.set_setting(LAST_PAIR, oid)
+        except Exception as err:  # noqa: BLE001 - a read-only project still closes
+            self.show_error(err)
 
     def close_project(self) -> None:
         self.runner.cancel("model")
         self.runner.wait_idle()
+        self._remember_pair()
         project = self.judging.project
         self.judging.detach()
         if project is not None:
@@ -383,6 +405,12 @@ class MainWindow(QMainWindow):
 
     def _show_saved(self, text: str) -> None:
         self.saved_label.setText(f"✔ {text}")
+
+    def _revisit(self, output_id: int) -> None:
+        """Undo or redo changed another pair: show it, so the change is seen."""
+        self.select_pair(output_id)
+        if self.current_output_id() != output_id:
+            self.show_pair(output_id)
 
     def _arc_clicked(self, arc_id: int) -> None:
         if self.judging.select_arc(arc_id):
@@ -523,6 +551,15 @@ class MainWindow(QMainWindow):
             model_dir: a user's model directory, given to the checkers of this run.
         """
         if self.project is None:
+            self.statusBar().showMessage(
+                "No project to analyse: open one first (File ▸ Open project, Ctrl+O)", 8000
+            )
+            return
+        if self.analysis.busy():
+            self.statusBar().showMessage(
+                "An analysis is already running: wait for it, or Cancel it (status bar) first",
+                8000,
+            )
             return
         if checkers is None:
             from models.registry import default_checkers
@@ -708,6 +745,7 @@ class MainWindow(QMainWindow):
         for action, key in keys.items():
             self.settings.set_key(action, key)
         self.judging.set_keys(self.settings.keymap())
+        show_key_hints(self.actions_, self.keys_text)
         if self.bundle is not None:
             self.view.render_header(self.judging)
 
@@ -747,6 +785,7 @@ class MainWindow(QMainWindow):
         self.settings.set(S.SPLITTER, self.text_split.saveState())
         self.settings.sync()
         self._threshold_timer.stop()
+        self._remember_pair()
         project = self.judging.project
         if project is not None:
             self.judging.detach()

@@ -94,6 +94,14 @@ class PairList(QWidget):
         for col, width in enumerate((90, 120, 120, 70, 50)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        # Scrolling fetches more rows: the count follows every change of the listed rows.
+        for signal in (
+            self.proxy.rowsInserted,
+            self.proxy.rowsRemoved,
+            self.proxy.modelReset,
+            self.proxy.layoutChanged,
+        ):
+            signal.connect(self.update_count)
         self._tips = [item_view_tips(self.table), header_tips(self.table.horizontalHeader())]
         self.count_label = plain_label(QLabel())
         self.checker_note = plain_label(QLabel())  # the checker's display name is data

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -26,8 +27,9 @@ def score_distribution(fig: Figure, scores: list[float], label: str, threshold: 
     ax.axvline(threshold, color="#c62828", linestyle="--", label=f"threshold {threshold:.2f}")
     ax.set_xlabel(f"lowest sentence support per pair ({mpl_text(label)})")
     ax.set_ylabel("pairs")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no fractional ticks
     ax.set_title("Score distribution")
-    ax.legend()
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), frameon=False)  # above the bars
 
 
 def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> None:
@@ -84,8 +86,10 @@ def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
         )
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     ax.set_ylabel("judgments")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Error types by system")
-    ax.legend(fontsize="small")
+    # Beside the bars, not over them.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), title="error type")
 
 
 class PlotTab(QWidget):
