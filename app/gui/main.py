@@ -774,6 +774,8 @@ class MainWindow(QMainWindow):
         self.settings.set(S.DARK, self.dark_action.isChecked())
         # The running application is a QApplication; instance() is typed as its QCoreApplication base.
         theme.apply(cast(QApplication, QApplication.instance()), self.dark_action.isChecked())
+        # A new style and style sheet give every widget the application font again.
+        self.apply_font_size(self.settings.get(S.FONT_SIZE))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and join every worker, save the geometry, close the project."""

@@ -137,3 +137,32 @@ def test_count_axes_have_whole_ticks_and_the_legend_clears_the_bars() -> None:
     legend = ax.get_legend()
     assert legend is not None
     assert legend.get_window_extent().y0 >= ax.get_window_extent().y1
+
+
+def test_switching_the_theme_keeps_the_text_size(qtbot, settings, demo_path) -> None:  # type: ignore[no-untyped-def]
+    from typing import cast
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui import theme
+
+    app = cast(QApplication, QApplication.instance())
+    theme.apply(app, False)  # as run() does before the window opens
+    try:
+        w = MainWindow(settings)
+        qtbot.addWidget(w)
+        w.show()
+        w.open_project(demo_path)
+        w.zoom(+2)
+        sizes = (w.output_view.font().pointSize(), w.arc_view.diagram.font().pointSize())
+        for dark in (True, False):
+            w.dark_action.setChecked(dark)
+            w.toggle_dark()
+            assert (
+                w.output_view.font().pointSize(),
+                w.arc_view.diagram.font().pointSize(),
+            ) == sizes
+            assert w.output_view.document().defaultFont().pointSize() == sizes[0]
+        w.close()
+    finally:
+        app.setStyleSheet("")
