@@ -88,6 +88,9 @@ class PairList(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
+        # Ids of one data set share their start ("cnndm-test-0001…"): cut them in the middle so
+        # the part that tells them apart stays visible; the tooltip has the whole id.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         # Interactive, not ResizeToContents: the latter measures every row on each change.
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)

@@ -7,7 +7,8 @@ signals; it makes no decisions and writes nothing.
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from app.gui.arcview import ArcItem, ArcView
 from app.gui.judging import JudgingController, Unit
@@ -29,6 +30,36 @@ LEGEND = (
 )
 
 
+class OneLineLabel(QLabel):
+    """A single line of plain text, cut with "…" to the width it gets; the full text is its tooltip.
+
+    The key hint is long; wrapped, it pushed the texts down and grew the prompt by a line.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(False)
+        # Never wider than it is given: the window, not this line, decides the width.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full_text = ""
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
+        if shown != self.text():
+            self.setText(shown)
+
+
 class PairView(QWidget):
     """One pair in detail; :meth:`draw` draws the controller's current state."""
 
@@ -46,6 +77,9 @@ class PairView(QWidget):
         self.prompt.setWordWrap(True)
         self.prompt.setObjectName("prompt")
         plain_label(self.prompt)  # arc labels, words, judgments and error types come from data
+        self.keys_hint = OneLineLabel()
+        self.keys_hint.setAccessibleName("Judging keys")
+        self.keys_hint.setObjectName("keys_hint")
         self.source_view = MarkedText("Source text")
         self.output_view = MarkedText("Output text")
         self.output_view.sentence_clicked.connect(self.sentence_clicked)
@@ -81,6 +115,7 @@ class PairView(QWidget):
         rv.setContentsMargins(4, 4, 4, 4)
         rv.addWidget(self.header)
         rv.addWidget(self.prompt)
+        rv.addWidget(self.keys_hint)
         rv.addWidget(self.text_split, 1)
         rv.addWidget(self.arc_view)  # under both panes: long sentences get the full width
         rv.addWidget(self.legend)
@@ -104,6 +139,7 @@ class PairView(QWidget):
             "or Open demo project."
         )
         self.prompt.setText("")
+        self.keys_hint.set_full_text("")
         self.source_view.clear()
         self.output_view.clear()
         self.arc_sentence = None
@@ -261,13 +297,18 @@ class PairView(QWidget):
             else:
                 q = "AIS 2/2: Is everything in the output supported by the source?"
                 ans = f"{k['accept']} supported · {k['reject']} not supported"
-            self.prompt.setText(
-                f"{mode}{q}   {ans} · {k['flag']} flag malformed · {k['skip']} skip"
+            self.prompt.setText(f"{mode}{q}")
+            self.keys_hint.set_full_text(
+                f"{ans} · {k['flag']} flag malformed · {k['skip']} skip · "
+                f"{k['ais']} leave AIS mode · F1 all keys"
             )
             return
         if unit is None:
             what = "no non-entailed arcs here" if c.level == "arc" else "nothing to judge"
-            self.prompt.setText(f"{mode}{c.level} level: {what} · {k['level']} change level")
+            self.prompt.setText(f"{mode}{c.level} level: {what}")
+            self.keys_hint.set_full_text(
+                f"{k['level']} change level · {k['next_pair']}/{k['prev_pair']} pair · F1 all keys"
+            )
             return
         current = c.judg.get((unit.key.target_key, "support"))
         done = (
@@ -277,8 +318,8 @@ class PairView(QWidget):
             else ""
         )
         score = "" if unit.score is None or c.blind else f" · model {unit.score:.2f}"
-        self.prompt.setText(
-            f"{mode}Judging {unit.title}{score}{done}\n"
+        self.prompt.setText(f"{mode}Judging {unit.title}{score}{done}")
+        self.keys_hint.set_full_text(
             f"{k['accept']} supported · {k['reject']} unsupported · 1–9 error type · "
             f"{k['relabel']} relabel+note · {k['skip']} skip · {k['flag']} flag · "
             f"{k['next']}/{k['prev']} item · {k['next_pair']}/{k['prev_pair']} pair · "

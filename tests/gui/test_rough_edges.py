@@ -166,3 +166,26 @@ def test_switching_the_theme_keeps_the_text_size(qtbot, settings, demo_path) -> 
         w.close()
     finally:
         app.setStyleSheet("")
+
+
+def test_key_hint_is_one_line_that_never_wraps(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    w.resize(900, 700)
+    qtbot.wait(50)
+    hint = w.view.keys_hint
+    assert "F1 all keys" in hint.full_text and hint.toolTip() == hint.full_text
+    assert "\n" not in w.prompt.text() and "F1" not in w.prompt.text()
+    assert not hint.wordWrap()
+    assert hint.fontMetrics().horizontalAdvance(hint.text()) <= hint.contentsRect().width()
+    assert hint.text().endswith("…")  # cut to the narrow window, not wrapped
+    w.resize(2400, 800)
+    qtbot.waitUntil(lambda: hint.text() == hint.full_text, timeout=2000)
+
+
+def test_long_ids_keep_their_distinguishing_end(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    assert w.table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert (
+        w.model.data(w.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+        == w.model.list_row(0).row.external_id
+    )
