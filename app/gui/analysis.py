@@ -7,10 +7,13 @@ decides what to refresh.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QProgressBar, QPushButton
+from PySide6.QtWidgets import QMenu, QProgressBar, QPushButton
 
 from app.gui.jobs import AnalysisRequest, run_analysis
+from app.gui.plaintext import menu_text
 from app.tasks import Job, TaskRunner
 
 
@@ -95,3 +98,28 @@ class AnalysisPanel(QObject):
         self.progress.hide()
         self.cancel_button.hide()
         self.finished.emit()
+
+
+def selectable_checkers() -> list[tuple[str, str]]:
+    """(name, display name) of the checkers a menu offers: available, no model dir needed."""
+    from models.registry import CHECKERS, default_checkers
+
+    default_checkers()  # registers the bundled checkers before the registry is listed
+    return [
+        (e.name, e.display_name)
+        for e in CHECKERS.values()
+        if not e.needs_model_dir and e.available()
+    ]
+
+
+def fill_checker_menu(menu: QMenu, start: Callable[[list[str]], object]) -> None:
+    """One entry per selectable checker; choosing one runs ``start([name])``."""
+    from models.registry import default_checkers
+
+    menu.clear()
+    defaults = set(default_checkers())
+    for name, display in selectable_checkers():
+        action = menu.addAction(menu_text(display) + (" (default)" if name in defaults else ""))
+        action.setData(name)
+        action.setToolTip(f"Run only the '{name}' checker")
+        action.triggered.connect(lambda _c=False, n=name: start([n]))

@@ -14,33 +14,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QUndoStack
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QApplication,
     QComboBox,
     QDialog,
     QDoubleSpinBox,
     QFileDialog,
-    QKeySequenceEdit,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
-    QPlainTextEdit,
     QSplitter,
-    QTextEdit,
     QToolBar,
-    QWidget,
 )
 
 from app import settings as S
 from app.gui import theme
 from app.gui.actions import build_actions, show_key_hints
-from app.gui.analysis import AnalysisPanel
+from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
+from app.gui.keyrouter import KeyRouter
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
@@ -55,15 +50,6 @@ __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
 
 #: Project setting: the output id on screen when the project was closed.
 LAST_PAIR = "review/last_pair"
-
-
-def is_text_field(w: QObject | None) -> bool:
-    """Whether a widget takes typed text (where judging keys must not act)."""
-    if isinstance(w, (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QKeySequenceEdit)):
-        return True
-    if isinstance(w, QComboBox) and w.isEditable():
-        return True
-    return isinstance(w, QTextEdit) and not w.isReadOnly()
 
 
 class MainWindow(QMainWindow):
@@ -203,9 +189,13 @@ class MainWindow(QMainWindow):
         a.done.connect(self._analysis_done)
         a.failed.connect(self.show_error)
         a.message.connect(self.statusBar().showMessage)
-        app = QApplication.instance()
-        assert app is not None
-        app.installEventFilter(self)
+        self.keys = KeyRouter(
+            self,
+            j,
+            self.output_view,
+            self.search,
+            lambda text, ms: self.statusBar().showMessage(text, ms),
+        )
         self.analysis.finished.connect(self._analysis_finished)
 
     # ================================================================== controller state
@@ -416,51 +406,6 @@ class MainWindow(QMainWindow):
         if self.judging.select_arc(arc_id):
             self.output_view.setFocus()  # the judging keys act on the clicked arc at once
 
-    # ================================================================== keyboard
-    # The filter sits on the application, so judging keys reach the controller wherever focus
-    # is in this window (the pair list, the checker box, a button), except in a text field.
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QWidget):
-            return False
-        # Qt offers a key event to the filter again for each parent it propagates to; a
-        # judging key is taken on the first offer, so it never runs twice.
-        if watched.window() is not self:
-            return False
-        assert isinstance(event, QKeyEvent)
-        if self._typing() or is_text_field(watched):
-            if event.key() in (Qt.Key.Key_Escape,) or (
-                watched is self.search and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-            ):
-                self.output_view.setFocus()  # back to judging
-                return True
-            self._typing_hint(event)
-            return False
-        return self.handle_key(event)
-
-    @staticmethod
-    def _typing() -> bool:
-        """Whether keyboard focus is in a text field (judging keys are then silent)."""
-        return is_text_field(QApplication.focusWidget())
-
-    def _typing_hint(self, event: QKeyEvent) -> None:
-        """A judging key that a number field swallows: say where the keys went and why."""
-        w = QApplication.focusWidget()
-        if not isinstance(w, QAbstractSpinBox) or not event.text().isalpha():
-            return
-        if self.judging.action_for(event.key(), event.modifiers()) is None:
-            return
-        self.statusBar().showMessage(
-            f"'{event.text()}' went to the {w.accessibleName() or 'number'} field, not to "
-            "judging: press Esc or click the text to judge",
-            5000,
-        )
-
-    def handle_key(self, event: QKeyEvent) -> bool:
-        """Run the judging action bound to this key; False when it is not ours."""
-        if self._typing():
-            return False
-        return self.judging.press(event.key(), event.modifiers())
-
     # ================================================================== modes
     def _modes_changed(self) -> None:
         """The controller changed a mode: the menus mirror it and the settings keep it."""
@@ -567,29 +512,8 @@ class MainWindow(QMainWindow):
             checkers = default_checkers()
         self.analysis.start(str(self.project.path), checkers, device, model_dir)
 
-    def selectable_checkers(self) -> list[tuple[str, str]]:
-        """(name, display name) of the checkers the menu offers: available, no model dir needed."""
-        from models.registry import CHECKERS, default_checkers
-
-        default_checkers()  # registers the bundled checkers before the registry is listed
-        return [
-            (e.name, e.display_name)
-            for e in CHECKERS.values()
-            if not e.needs_model_dir and e.available()
-        ]
-
     def _fill_checker_menu(self) -> None:
-        from models.registry import default_checkers
-
-        self.checker_menu.clear()
-        defaults = set(default_checkers())
-        for name, display in self.selectable_checkers():
-            action = self.checker_menu.addAction(
-                menu_text(display) + (" (default)" if name in defaults else "")
-            )
-            action.setData(name)
-            action.setToolTip(f"Run only the '{name}' checker")
-            action.triggered.connect(lambda _c=False, n=name: self.start_analysis([n]))
+        fill_checker_menu(self.checker_menu, self.start_analysis)
         self.checker_menu.setEnabled(self.project is not None)
 
     def nli_dir_dialog(self) -> None:
@@ -779,9 +703,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and join every worker, save the geometry, close the project."""
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        self.keys.stop()
         self.runner.shutdown()
         self.settings.set(S.GEOMETRY, self.saveGeometry())
         self.settings.set(S.SPLITTER, self.text_split.saveState())
