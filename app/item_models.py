@@ -35,6 +35,10 @@ ListRowRole = Qt.ItemDataRole.UserRole + 4
 
 FETCH_BATCH = 500
 
+#: What the score columns show while the model is hidden (blind mode, AIS mode).
+HIDDEN = "·"
+HIDDEN_TIP = "model scores hidden (blind or AIS mode)"
+
 
 @cache
 def icon(name: str) -> QIcon:
@@ -54,6 +58,19 @@ class PairTableModel(QAbstractTableModel):
         self.checker_label = ""
         #: False while the shown checker scores whole sentences only: the Arcs column is empty.
         self.arcs_shown = True
+        #: True in blind and AIS modes: the score columns show nothing and sort by import order.
+        self.scores_hidden = False
+
+    def set_scores_hidden(self, hidden: bool) -> None:
+        """Hide or show the model's scores (Lowest, Arcs) without reloading the rows."""
+        if hidden == self.scores_hidden:
+            return
+        self.scores_hidden = hidden
+        if self._shown:
+            self.dataChanged.emit(
+                self.index(0, COL_LOWEST), self.index(self._shown - 1, COL_ARCS), []
+            )
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_LOWEST, COL_ARCS)
 
     # -------------------------------------------------------------- updates
     def reset_rows(self, rows: Sequence[ListRow]) -> None:
@@ -142,6 +159,8 @@ class PairTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if self.scores_hidden and section in (COL_LOWEST, COL_ARCS):
+                return f"{COLUMNS[section]}: {HIDDEN_TIP}"
             by = f" ({self.checker_label})" if self.checker_label else ""
             return {
                 COL_LOWEST: f"Lowest sentence support{by}",
@@ -159,6 +178,14 @@ class PairTableModel(QAbstractTableModel):
         lr = self._rows[index.row()]
         r = lr.row
         col = index.column()
+        if self.scores_hidden and col in (COL_LOWEST, COL_ARCS):
+            # Nothing of the model may show: no value, no tooltip, no order.
+            if role == Qt.ItemDataRole.DisplayRole:
+                return HIDDEN
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return HIDDEN_TIP
+            if role == SortRole:
+                return r.output_id
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_ID:
                 return r.external_id
@@ -173,7 +200,14 @@ class PairTableModel(QAbstractTableModel):
         elif role == Qt.ItemDataRole.DecorationRole and col == COL_STATUS:
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
+            if col == COL_ID:
+                return r.external_id  # the column may cut a long id
+            if col == COL_SYSTEM:
+                return r.system or ""
             if col == COL_STATUS:
+                progress = getattr(lr, "progress_text", None)
+                if progress is not None:
+                    return f"{lr.status}: {progress()}"
                 return f"{lr.status}: {r.judged} of {lr.sentences} sentences judged" + (
                     f"; pair: {r.pair_label}" if r.pair_label else ""
                 )
@@ -235,7 +269,7 @@ class PairFilterProxy(QSortFilterProxyModel):
             return False
         if self.system and r.system != self.system:
             return False
-        if self.score_range is not None:
+        if self.score_range is not None and not model.scores_hidden:
             lo, hi = self.score_range
             if r.lowest_support is None or not lo <= r.lowest_support <= hi:
                 return False

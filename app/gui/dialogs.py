@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -23,13 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.jobs import ExportRequest, ImportRequest, run_export, run_import
+from app.gui.plaintext import plain_label
 from app.io.exporter import parse_export_format
 from app.io.records import FieldMapping, Format, parse_format, read_pairs
 from app.store import JudgmentValue
-from app.tasks import Job
-
-if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+from app.tasks import Job, TaskRunner
 
 PREVIEW_ROWS = 50
 
@@ -77,19 +75,37 @@ class RelabelDialog(QDialog):
 
 
 class ImportDialog(QDialog):
-    """Pick a file and its field mapping, preview the records and the validation errors."""
+    """Pick a file and its field mapping, preview the records and the validation errors.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
+    Args:
+        project_path: the project the pairs go into (the import job opens it on its thread).
+        runner: the window's task runner (the import runs in its "io" lane).
+        on_imported: called on the main thread after a successful import.
+        parent: the dialog's parent window.
+    """
+
+    def __init__(
+        self,
+        project_path: str,
+        runner: TaskRunner,
+        on_imported: Callable[[], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.project_path = project_path
+        self.runner = runner
+        self.on_imported = on_imported
         self.setWindowTitle("Import pairs")
         self.resize(900, 600)
         lay = QVBoxLayout(self)
         row = QHBoxLayout()
         self.path = QLineEdit()
         self.path.setAccessibleName("File to import")
+        path_label = QLabel("Fi&le to import")
+        path_label.setBuddy(self.path)
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
+        row.addWidget(path_label)
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         lay.addLayout(row)
@@ -115,7 +131,7 @@ class ImportDialog(QDialog):
         self.table.setHorizontalHeaderLabels(["id", "system", "source", "output"])
         self.table.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.table, 2)
-        self.summary = QLabel()
+        self.summary = plain_label(QLabel())
         lay.addWidget(self.summary)
         self.errors = QListWidget()
         self.errors.setAccessibleName("Validation errors")
@@ -178,10 +194,8 @@ class ImportDialog(QDialog):
             )
 
     def do_import(self) -> None:
-        w = self.window_
-        assert w.project is not None
         req = ImportRequest(
-            str(w.project.path),
+            self.project_path,
             self.path.text(),
             self._fmt(),
             self.mapping(),
@@ -197,25 +211,25 @@ class ImportDialog(QDialog):
                 f"{report['skipped']} skipped."
             )
             self.import_button.setEnabled(True)
-            w._refresh_filters_choices()
-            w.reload_rows()
-            if w.bundle is None:
-                w._select_first()
+            self.on_imported()
 
         def failed(err: BaseException) -> None:
             self.import_button.setEnabled(True)
             self.summary.setText("Nothing was imported:")
             self.errors.addItem(str(err))
 
-        w.runner.submit(Job("io", run_import, req, on_done=done, on_error=failed))
+        self.runner.submit(Job("io", run_import, req, on_done=done, on_error=failed))
 
 
 class ExportDialog(QDialog):
-    """Export the project in one of the formats the core writes."""
+    """Export the project in one of the formats the core writes (in the runner's "io" lane)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
+    def __init__(
+        self, project_path: str, runner: TaskRunner, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.project_path = project_path
+        self.runner = runner
         self.setWindowTitle("Export")
         form = QFormLayout(self)
         self.fmt = QComboBox()
@@ -229,8 +243,11 @@ class ExportDialog(QDialog):
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         form.addRow("&Format", self.fmt)
-        form.addRow("&File", row)
-        self.status = QLabel()
+        # A form row whose field is a layout gets no buddy: "&File" would show its ampersand.
+        file_label = QLabel("F&ile")
+        file_label.setBuddy(self.path)
+        form.addRow(file_label, row)
+        self.status = plain_label(QLabel())  # errors quote paths
         form.addRow(self.status)
         buttons = QDialogButtonBox()
         self.export_button = buttons.addButton("&Export", QDialogButtonBox.ButtonRole.AcceptRole)
@@ -246,13 +263,11 @@ class ExportDialog(QDialog):
             self.path.setText(path)
 
     def do_export(self) -> None:
-        w = self.window_
-        assert w.project is not None
         if not self.path.text().strip():
             self.status.setText("Choose a file first.")
             return
         req = ExportRequest(
-            str(w.project.path),
+            self.project_path,
             self.path.text().strip(),
             parse_export_format(self.fmt.currentText()),
         )
@@ -267,4 +282,4 @@ class ExportDialog(QDialog):
             self.status.setText(f"Export failed: {err}")
             self.export_button.setEnabled(True)
 
-        w.runner.submit(Job("io", run_export, req, on_done=done, on_error=failed))
+        self.runner.submit(Job("io", run_export, req, on_done=done, on_error=failed))

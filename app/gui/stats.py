@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -16,20 +16,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.plaintext import mpl_text
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
-
-if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+from app.store import Project
 
 
 def score_distribution(fig: Figure, scores: list[float], label: str, threshold: float) -> None:
     ax = fig.add_subplot(111)
     ax.hist(scores, bins=20, range=(0, 1), color="#5c7cfa", edgecolor="black", hatch="//")
     ax.axvline(threshold, color="#c62828", linestyle="--", label=f"threshold {threshold:.2f}")
-    ax.set_xlabel(f"lowest sentence support per pair ({label})")
+    ax.set_xlabel(f"lowest sentence support per pair ({mpl_text(label)})")
     ax.set_ylabel("pairs")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no fractional ticks
     ax.set_title("Score distribution")
-    ax.legend()
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), frameon=False)  # above the bars
 
 
 def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> None:
@@ -60,18 +60,18 @@ def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> N
     total = sum(sum(r) for r in grid)
     agree = grid[0][0] + grid[1][1]
     pct = f"{100 * agree / total:.0f}% agree" if total else "no judged sentences with scores"
-    ax.set_title(f"Judged vs model ({label}): {pct}")
+    ax.set_title(f"Judged vs model ({mpl_text(label)}): {pct}")
 
 
 def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
-    systems = sorted({s or "—" for s, _e, _n in rows})
+    systems = sorted({mpl_text(s or "—") for s, _e, _n in rows})
     errors = sorted({e for _s, e, _n in rows})
     ax = fig.add_subplot(111)
     if not rows:
         ax.text(0.5, 0.5, "no error types recorded yet", ha="center", va="center")
         ax.set_axis_off()
         return
-    table = {(s or "—", e): n for s, e, n in rows}
+    table = {(mpl_text(s or "—"), e): n for s, e, n in rows}
     hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--", "**", "||", "OO", ".."]
     bottom = [0] * len(systems)
     for k, e in enumerate(errors):
@@ -80,14 +80,16 @@ def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
             systems,
             values,
             bottom=bottom,
-            label=e,
+            label=mpl_text(e),
             hatch=hatches[k % len(hatches)],
             edgecolor="black",
         )
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     ax.set_ylabel("judgments")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("Error types by system")
-    ax.legend(fontsize="small")
+    # Beside the bars, not over them.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), title="error type")
 
 
 class PlotTab(QWidget):
@@ -114,15 +116,31 @@ class PlotTab(QWidget):
 
 
 class StatsDialog(QDialog):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    """Plots of one project under the checker and threshold the window shows.
+
+    Args:
+        project: the open project.
+        checker: registry name of the shown checker (None: not analysed).
+        version: that checker's current version.
+        checker_label: its display name.
+        threshold: the flagging threshold.
+        parent: the dialog's parent window.
+    """
+
+    def __init__(
+        self,
+        project: Project,
+        checker: str | None,
+        version: str | None,
+        checker_label: str,
+        threshold: float,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
         self.setWindowTitle("Statistics")
         self.resize(820, 620)
-        project = window.project
-        assert project is not None
-        thr = window.threshold.value()
-        label = window.checker_label or "no checker"
-        checker, version = window.checker, window.version
+        thr = threshold
+        label = checker_label or "no checker"
         scores = pair_score_values(project, checker, version) if checker and version else []
         judged = sentence_judgment_scores(project, checker, version) if checker and version else []
         self.tabs = QTabWidget()

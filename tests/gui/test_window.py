@@ -225,14 +225,14 @@ def test_stats_and_dialogs(qtbot, window, tmp_path) -> None:  # type: ignore[no-
 
     w: MainWindow = window
     key(qtbot, w, Qt.Key.Key_1)
-    stats = StatsDialog(w)
+    stats = StatsDialog(w.project, w.checker, w.version, w.checker_label, w.threshold.value())
     qtbot.addWidget(stats)
     for plot in stats.plots:
         plot.save(str(tmp_path / f"{plot.name}.png"))
         assert (tmp_path / f"{plot.name}.png").stat().st_size > 1000
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "source": "S.", "output": "O."}\n{"id": "b", "source": "S."}\n')
-    dlg = ImportDialog(w)
+    dlg = ImportDialog(str(w.project.path), w.runner, w.reload_rows, w)
     qtbot.addWidget(dlg)
     dlg.path.setText(str(bad))
     dlg.preview()

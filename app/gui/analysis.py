@@ -1,0 +1,125 @@
+"""Job wiring for analysis: the request, the progress bar and Cancel button, and the results.
+
+:class:`AnalysisPanel` builds the request on the main thread, hands it to the task runner's
+model lane and turns the worker's reports into signals (chunk committed, run ended); the window
+decides what to refresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QMenu, QProgressBar, QPushButton
+
+from app.gui.jobs import AnalysisRequest, run_analysis
+from app.gui.plaintext import menu_text
+from app.tasks import Job, TaskRunner
+
+
+class AnalysisPanel(QObject):
+    """Starts and cancels analyses; owns the status bar's progress bar and Cancel button."""
+
+    #: Scores of these output ids were committed.
+    chunk = Signal(list)
+    #: The run ended (done or cancelled): its report.
+    done = Signal(dict)
+    #: The run failed.
+    failed = Signal(object)
+    #: A line for the status bar.
+    message = Signal(str)
+    #: The run's widgets were hidden (focus may need a new home).
+    finished = Signal()
+
+    def __init__(self, runner: TaskRunner, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Analysis progress")
+        self.progress.setMaximumWidth(240)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel analysis")
+        # Clicking Cancel must not take the keyboard from judging (nor hand it to the search box
+        # when the button hides itself).
+        self.cancel_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+
+    def start(
+        self,
+        project_path: str,
+        checkers: list[str],
+        device: str = "auto",
+        model_dir: str | None = None,
+    ) -> None:
+        """Score every pair not yet scored by ``checkers``; chunks are reported as committed."""
+        req = AnalysisRequest(project_path, tuple(checkers), device, model_dir=model_dir)
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.cancel_button.show()
+        self.message.emit(f"Analysing with {', '.join(checkers)}…")
+        self.runner.submit(
+            Job(
+                "model",
+                run_analysis,
+                req,
+                on_done=self._done,
+                on_error=self.failed.emit,
+                on_progress=self._progress,
+                on_partial=self._partial,
+                on_finished=self._finished,
+            )
+        )
+
+    def cancel(self) -> None:
+        self.runner.cancel("model")
+
+    def busy(self) -> bool:
+        return self.runner.is_busy("model")
+
+    def _progress(self, done: int, total: int) -> None:
+        self.progress.show()
+        self.cancel_button.show()
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{done}/{total} pairs")
+
+    def _partial(self, ids: object) -> None:
+        assert isinstance(ids, list)
+        self.chunk.emit(ids)
+
+    def _done(self, report: object) -> None:
+        assert isinstance(report, dict)
+        self.done.emit(report)
+
+    def _finished(self, _cancelled: bool) -> None:
+        # A newer request may already be queued in the lane; its progress shows the bar again.
+        self.progress.hide()
+        self.cancel_button.hide()
+        self.finished.emit()
+
+
+def selectable_checkers() -> list[tuple[str, str]]:
+    """(name, display name) of the checkers a menu offers: available, no model dir needed."""
+    from models.registry import CHECKERS, default_checkers
+
+    default_checkers()  # registers the bundled checkers before the registry is listed
+    return [
+        (e.name, e.display_name)
+        for e in CHECKERS.values()
+        if not e.needs_model_dir and e.available()
+    ]
+
+
+def fill_checker_menu(menu: QMenu, start: Callable[[list[str]], object]) -> None:
+    """One entry per selectable checker; choosing one runs ``start([name])``."""
+    from models.registry import default_checkers
+
+    menu.clear()
+    defaults = set(default_checkers())
+    for name, display in selectable_checkers():
+        action = menu.addAction(menu_text(display) + (" (default)" if name in defaults else ""))
+        action.setData(name)
+        action.setToolTip(f"Run only the '{name}' checker")
+        action.triggered.connect(lambda _c=False, n=name: start([n]))

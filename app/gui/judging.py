@@ -1,0 +1,593 @@
+"""The judging controller: keys and clicks in, store writes and undo commands out; no widgets.
+
+The window shows what the controller holds (the pair, its judgments, the item under the
+keyboard) and forwards user actions to it. Everything here runs without a window, so tests drive
+it directly: open a project, ``show_pair``, ``do("accept")``, read the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from PySide6.QtCore import QKeyCombination, QObject, Qt, Signal
+from PySide6.QtGui import QKeySequence, QUndoStack
+
+from app.gui.undo import JudgeCommand, rebuild
+from app.io.bundles import PairBundle, load_bundles
+from app.settings import DEFAULT_KEYS
+from app.store import Change, JudgmentKey, JudgmentValue, Project
+from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
+
+LEVELS = ("sentence", "arc", "pair")
+
+#: Every action the keys can be bound to (the keymap's names).
+ACTIONS = tuple(DEFAULT_KEYS)
+
+Scores = tuple[PairScoreRow, dict[int, SentenceScoreRow], dict[int, float]]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The item under the keyboard: a sentence, an arc or the whole pair."""
+
+    key: JudgmentKey
+    score: float | None
+    title: str
+    number: int | None = None  # arc number or sentence index
+
+
+class JudgingController(QObject):
+    """Turns judging actions into committed, undoable decisions on the open project.
+
+    Signals tell the window what to show; the controller never reads or writes a widget.
+    Stepping to another pair goes through :attr:`step_pair`, which the window points at its
+    pair list (the list's order and filters decide what "next pair" is).
+    """
+
+    #: Draw the current pair again (the state below changed).
+    updated = Signal()
+    #: A decision was committed, undone or redone: the text for the save indicator.
+    saved = Signal(str)
+    #: A short message for the status bar, and how long to show it (ms).
+    message = Signal(str, int)
+    #: A pair's judgments changed (its list row needs a refresh): the output id.
+    judged = Signal(int)
+    #: Blind mode, AIS mode or the level changed (menus mirror them).
+    modes_changed = Signal()
+    #: The relabel key was pressed: the window asks for label, error type and note.
+    relabel_requested = Signal()
+    #: Undo or redo changed a pair that is not on screen: the window shows it (output id).
+    revisit = Signal(int)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.undo_stack = QUndoStack(self)
+        self.bundle: PairBundle | None = None
+        self.judg: dict[tuple[str, str], JudgmentValue] = {}
+        self.units: list[Unit] = []
+        self.unit = 0
+        self.level = "sentence"
+        self.ais_mode = False
+        self.ais_stage = 1
+        self.blind = False
+        self.advance = True
+        self.threshold = 0.5
+        self.checker: str | None = None
+        self.version: str | None = None
+        self.checker_label = ""
+        self.last_saved: str | None = None
+        self.keys_text: dict[str, str] = dict(DEFAULT_KEYS)
+        self.keymap: dict[int, str] = {}
+        self.set_keys(self.keys_text)
+        #: Move the pair list by +1/-1; True when it moved (set by the window).
+        self.step_pair: Callable[[int], bool] = lambda _step: False
+        self._quiet = False
+
+    # ================================================================== project
+    def attach(self, project: Project) -> None:
+        """Judge this project from now on; the undo stack mirrors its history."""
+        self.project = project
+        self.bundle = None
+        self.units = []
+        rebuild(self.undo_stack, project, self._changed)
+
+    def detach(self) -> None:
+        """Forget the project (the caller closes it)."""
+        self.undo_stack.clear()
+        self.project = None
+        self.bundle = None
+        self.units = []
+        self.judg = {}
+
+    def set_checker(self, name: str | None, version: str | None, label: str) -> None:
+        """Whose scores the marks, units and prompts show."""
+        self.checker, self.version, self.checker_label = name, version, label
+
+    def show_pair(self, output_id: int) -> None:
+        """Load one pair's detail and draw it; the keyboard starts on its first item."""
+        assert self.project is not None
+        self.bundle = load_bundles(self.project, [output_id])[0]
+        self._load_judgments()
+        self.ais_stage = 1
+        self.unit = 0
+        self.build_units()
+        self.redraw()
+
+    def reload_pair(self) -> None:
+        """Reload the current pair (new scores arrived), keeping the item under the keyboard."""
+        if self.project is None or self.bundle is None:
+            return
+        keep = self.unit
+        self.bundle = load_bundles(self.project, [self.bundle.output.id])[0]
+        self.build_units()
+        self.unit = min(keep, max(0, len(self.units) - 1))
+        self.redraw()
+
+    def focus_key(self, key: JudgmentKey) -> None:
+        """Put the keyboard on the item with this key, when the current level shows it."""
+        if self.bundle is None or self.bundle.output.id != key.output_id:
+            return
+        i = next((i for i, u in enumerate(self.units) if u.key == key), None)
+        if i is not None and i != self.unit:
+            self.unit = i
+            self.redraw()
+
+    def clear_pair(self) -> None:
+        self.bundle = None
+        self.units = []
+
+    def current_output_id(self) -> int | None:
+        return None if self.bundle is None else self.bundle.output.id
+
+    def _load_judgments(self) -> None:
+        assert self.bundle is not None and self.project is not None
+        self.judg = {}
+        for j in self.project.judgments(self.bundle.output.id):
+            self.judg[(j.target_key, j.aspect)] = JudgmentValue(
+                j.label, j.decision, j.error_type, j.note, j.model_visible, j.model_score
+            )
+
+    def redraw(self) -> None:
+        self.updated.emit()
+
+    # ================================================================== scores
+    @property
+    def hides_model(self) -> bool:
+        """Model marks and scores are hidden: blind mode, or AIS stage one."""
+        return self.blind or (self.ais_mode and self.ais_stage == 1)
+
+    def scores(self) -> Scores | None:
+        if self.bundle is None or not self.checker:
+            return None
+        return self.bundle.scores.get(self.checker)
+
+    def sentence_state(self, sid: int) -> tuple[str | None, float | None, str]:
+        """(state, score, tooltip) of an output sentence under the shown checker."""
+        sc = self.scores()
+        if sc is None:
+            return None, None, "not analysed"
+        row = sc[1].get(sid)
+        if row is None:
+            return None, None, "not analysed"
+        if row.not_checked:
+            return "not_checked", row.score, f"not checked: {row.not_checked}"
+        if row.score is None:
+            return "not_checked", None, "no score"
+        state = "supported" if row.score >= self.threshold else "unsupported"
+        tip = f"{self.checker_label}: support {row.score:.2f}"
+        if row.min_arc is not None:
+            tip += f" (lowest arc {row.min_arc:.2f})"
+        if row.evidence:
+            tip += " · evidence: source sentence " + ", ".join(str(i + 1) for i in row.evidence[:8])
+            if len(row.evidence) > 8:
+                tip += ", …"
+        if row.omitted:
+            tip += f" · {row.omitted} source sentences omitted"
+        return state, row.score, tip
+
+    def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
+        """(number, arc row, score) for the arcs under the threshold, numbered from 1."""
+        sc = self.scores()
+        if sc is None or self.bundle is None:
+            return []
+        out: list[tuple[int, ArcRow, float]] = []
+        for arc in self.bundle.arcs:
+            score = sc[2].get(arc.id)
+            if score is not None and score < self.threshold:
+                out.append((len(out) + 1, arc, score))
+        return out
+
+    def build_units(self) -> None:
+        b = self.bundle
+        if b is None:
+            self.units = []
+            return
+        oid = b.output.id
+        if self.ais_mode or self.level == "pair":
+            sc = self.scores()
+            pscore = None if sc is None else sc[0].score
+            self.units = [Unit(JudgmentKey(oid, "pair"), pscore, "the whole output")]
+        elif self.level == "arc" and not self.blind:
+            self.units = [
+                Unit(
+                    JudgmentKey(oid, "arc", sentence_id=arc.sentence_id, arc_id=arc.id),
+                    score,
+                    f"arc {n}: {arc.label} {arc.head_text} → {arc.child_text}",
+                    n,
+                )
+                for n, arc, score in self.flagged_arcs()
+            ]
+        else:
+            self.units = [
+                Unit(
+                    JudgmentKey(oid, "sentence", sentence_id=s.id),
+                    self.sentence_state(s.id)[1],
+                    f"sentence {s.idx + 1} of {len(b.sentences)}",
+                    s.idx,
+                )
+                for s in b.sentences
+            ]
+        self.unit = max(0, min(self.unit, len(self.units) - 1))
+
+    def current_unit(self) -> Unit | None:
+        return self.units[self.unit] if 0 <= self.unit < len(self.units) else None
+
+    # ================================================================== keys
+    def set_keys(self, keys: dict[str, str]) -> None:
+        """Use this key map (action -> portable key text)."""
+        self.keys_text = dict(keys)
+        self.keymap = {}
+        for action, text in self.keys_text.items():
+            seq = QKeySequence(text)
+            if seq.count():
+                # QKeySequence supports indexing at runtime; the stubs lack __getitem__.
+                self.keymap[seq[0].toCombined()] = action  # type: ignore[index]
+
+    def action_for(self, key: int, modifiers: Qt.KeyboardModifier) -> str | None:
+        """The action bound to a key press: a keymap name, ``error_type:N`` or None."""
+        mods = modifiers & ~Qt.KeyboardModifier.KeypadModifier
+        action = self.keymap.get(QKeyCombination(mods, Qt.Key(key)).toCombined())
+        if action is not None:
+            return action
+        if mods == Qt.KeyboardModifier.NoModifier and Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+            return f"error_type:{key - Qt.Key.Key_1}"
+        return None
+
+    def press(
+        self, key: int, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier
+    ) -> bool:
+        """Run what a key press is bound to; False when the key is not a judging key.
+
+        A judging key that cannot act now is still taken, and :attr:`message` says why.
+        """
+        action = self.action_for(key, modifiers)
+        if action is None:
+            return False
+        if self.project is None:
+            self.message.emit(
+                "No project open: judging keys act once a project is open (File ▸ Open project)",
+                5000,
+            )
+            return False
+        why = self.refusal(action)
+        if why is not None:
+            self.message.emit(why, 5000)
+            return True
+        self.do(action)
+        return True
+
+    def refusal(self, action: str) -> str | None:
+        """Why ``action`` cannot act on the current pair and item (None: it can)."""
+        if action in ("undo", "blind", "ais", "level") or action.startswith(("next", "prev")):
+            return None
+        if self.bundle is None:
+            return "No pair shown: no pair matches the filters"
+        if action in ("flag", "skip"):
+            return None
+        if action.startswith("error_type:"):
+            n = int(action.split(":", 1)[1])
+            assert self.project is not None
+            count = len(self.project.taxonomy())
+            if self.ais_mode and self.ais_stage == 1:
+                return (
+                    f"AIS stage 1 asks only whether the output is interpretable "
+                    f"({self.keys_text['accept']} yes / {self.keys_text['reject']} no); "
+                    "error types come in stage 2"
+                )
+            if n >= count:
+                return f"No error type {n + 1}: the taxonomy has {count}"
+        if self.ais_mode:
+            return None
+        if self.current_unit() is None:
+            what = "no non-entailed arcs" if self.level == "arc" else "nothing to judge"
+            return (
+                f"{self.level.capitalize()} level: {what} on this pair "
+                f"({self.keys_text['level']} changes the level)"
+            )
+        return None
+
+    def do(self, action: str) -> None:
+        """Run a named judging action (what the keys are bound to)."""
+        if action.startswith("error_type:"):
+            self.error_type(int(action.split(":", 1)[1]))
+            return
+        handlers: dict[str, Callable[[], object]] = {
+            "accept": self.accept_item,
+            "reject": self.reject_item,
+            "skip": self.skip,
+            "flag": self.toggle_flag,
+            "relabel": self.relabel_requested.emit,
+            "next": self.next_item,
+            "prev": self.prev_item,
+            "next_alt": self.next_item,
+            "prev_alt": self.prev_item,
+            "next_pair": self.next_pair,
+            "prev_pair": self.prev_pair,
+            "next_pair_alt": self.next_pair,
+            "prev_pair_alt": self.prev_pair,
+            "level": self.cycle_level,
+            "blind": lambda: self.set_blind(not self.blind),
+            "ais": lambda: self.set_ais(not self.ais_mode),
+            "undo": self.undo_stack.undo,
+        }
+        handlers[action]()
+
+    # ================================================================== judging
+    def judge(self, key: JudgmentKey, value: JudgmentValue | None, *, render: bool = True) -> None:
+        """Commit one decision through the undo stack (it is saved at once).
+
+        ``render=False`` when the caller moves on and redraws anyway (one drawing per key).
+        """
+        assert self.project is not None
+        self._quiet = not render
+        try:
+            self.undo_stack.push(JudgeCommand(self.project, self._changed, key, value))
+        finally:
+            self._quiet = False
+
+    def _changed(self, change: Change, action: str = "do") -> None:
+        """After any commit, undo or redo: refresh what shows it and say it is saved."""
+        oid = change.key.output_id
+        if self.bundle is not None and self.bundle.output.id == oid and self.project is not None:
+            slot = (change.key.target_key, change.key.aspect)
+            value = self.project.judgment(change.key)
+            if value is None:
+                self.judg.pop(slot, None)
+            else:
+                self.judg[slot] = value
+        self.judged.emit(oid)
+        if action != "do" and (self.bundle is None or self.bundle.output.id != oid):
+            self.revisit.emit(oid)
+            self.focus_key(change.key)
+        stamp = datetime.now().strftime("%H:%M:%S")
+        what = {"do": "", "undo": "undid ", "redo": "redid "}[action]
+        self.set_saved(f"Saved {stamp} — {what}{change.describe()}")
+        if self.bundle is not None and self.bundle.output.id == oid and not self._quiet:
+            self.redraw()
+
+    def set_saved(self, text: str) -> None:
+        self.last_saved = text
+        self.saved.emit(text)
+
+    def _value(
+        self,
+        label: str,
+        decision: str,
+        unit: Unit | None,
+        *,
+        error_type: str | None = None,
+        note: str | None = None,
+    ) -> JudgmentValue:
+        return JudgmentValue(
+            label=label,
+            decision=decision,
+            model_visible=not self.hides_model,
+            model_score=None if unit is None else unit.score,
+            error_type=error_type,
+            note=note,
+        )
+
+    def accept_item(self) -> None:
+        self._decide(True)
+
+    def reject_item(self) -> None:
+        self._decide(False)
+
+    def _decide(self, yes: bool) -> None:
+        if self.bundle is None:
+            return
+        oid = self.bundle.output.id
+        if self.ais_mode:
+            unit = self.current_unit()
+            if self.ais_stage == 1:
+                self.judge(
+                    JudgmentKey(oid, "pair", aspect="interpretable"),
+                    self._value("yes" if yes else "no", "accept" if yes else "reject", unit),
+                )
+                if yes:
+                    self.ais_stage = 2
+                    self.redraw()
+                else:
+                    self.next_pair()  # not interpretable: attribution is not rated
+                return
+            self.judge(
+                JudgmentKey(oid, "pair"),
+                self._value(
+                    "supported" if yes else "unsupported", "accept" if yes else "reject", unit
+                ),
+            )
+            self.next_pair()
+            return
+        unit = self.current_unit()
+        if unit is None:
+            return
+        self.judge(
+            unit.key,
+            self._value("supported" if yes else "unsupported", "accept" if yes else "reject", unit),
+            render=False,
+        )
+        self._advance()
+
+    def error_type(self, n: int) -> None:
+        """Relabel the current item as unsupported with the n-th error type of the taxonomy."""
+        if self.project is None or self.bundle is None:
+            return
+        taxonomy = self.project.taxonomy()
+        unit = self.current_unit()
+        if unit is None or n >= len(taxonomy) or (self.ais_mode and self.ais_stage == 1):
+            return
+        key = unit.key if not self.ais_mode else JudgmentKey(self.bundle.output.id, "pair")
+        self.judge(
+            key,
+            self._value("unsupported", "relabel", unit, error_type=taxonomy[n]["key"]),
+            render=self.ais_mode,
+        )
+        if self.ais_mode:
+            self.next_pair()
+        else:
+            self._advance()
+
+    def relabel(self, label: str, error_type: str | None, note: str | None) -> None:
+        unit = self.current_unit()
+        if unit is None:
+            return
+        self.judge(
+            unit.key,
+            self._value(label, "relabel", unit, error_type=error_type, note=note or None),
+            render=False,
+        )
+        self._advance()
+
+    def current_judgment(self) -> JudgmentValue | None:
+        """The support judgment of the item under the keyboard, if any."""
+        unit = self.current_unit()
+        return None if unit is None else self.judg.get((unit.key.target_key, "support"))
+
+    def toggle_flag(self) -> None:
+        if self.bundle is None:
+            return
+        key = JudgmentKey(self.bundle.output.id, "pair", aspect="flag")
+        if ("pair", "flag") in self.judg:
+            self.judge(key, None)
+        else:
+            self.judge(key, self._value("malformed", "flag", None))
+        if self.ais_mode:
+            self.next_pair()
+
+    def skip(self) -> None:
+        if self.ais_mode:
+            self.next_pair()
+        else:
+            self._advance()
+
+    # ================================================================== moving
+    def _advance(self) -> None:
+        if self.advance:
+            self.next_item()
+        else:
+            self.redraw()
+
+    def next_item(self) -> None:
+        if self.unit + 1 < len(self.units):
+            self.unit += 1
+            self.redraw()
+        elif not self._step(+1):
+            self.redraw()
+
+    def prev_item(self) -> None:
+        if self.unit > 0:
+            self.unit -= 1
+            self.redraw()
+        else:
+            self.prev_pair(last=True)
+
+    def next_pair(self) -> None:
+        self._step(+1)
+
+    def prev_pair(self, last: bool = False) -> None:
+        self._step(-1)
+        if last and self.units:
+            self.unit = len(self.units) - 1
+            self.redraw()
+
+    def _step(self, step: int) -> bool:
+        if self.step_pair(step):
+            return True
+        self.message.emit("No more pairs in this direction", 3000)
+        return False
+
+    def cycle_level(self) -> None:
+        self.level = LEVELS[(LEVELS.index(self.level) + 1) % len(LEVELS)]
+        if self.level == "arc" and self.blind:
+            self.level = "pair"
+        self.unit = 0
+        self.build_units()
+        self.redraw()
+        self.modes_changed.emit()
+
+    def set_level(self, level: str) -> None:
+        self.level = level
+        self.unit = 0
+        self.build_units()
+        self.redraw()
+        self.modes_changed.emit()
+
+    def select_arc(self, arc_id: int) -> bool:
+        """An arc clicked in the diagram: a non-entailed one becomes the arc being judged.
+
+        Returns True when the arc is now the judged item.
+        """
+        if self.bundle is None or self.blind:
+            return False
+        if arc_id not in {arc.id for _n, arc, _s in self.flagged_arcs()}:
+            arc = next((a for a in self.bundle.arcs if a.id == arc_id), None)
+            if arc is not None:
+                self.message.emit(
+                    f"{arc.label}({arc.head_text} → {arc.child_text}) is not flagged; "
+                    "arc-level judging covers the non-entailed arcs",
+                    5000,
+                )
+            return False  # the diagram keeps it highlighted; the judging unit stays where it was
+        if self.ais_mode or self.level != "arc":
+            self.level = "arc"
+            self.ais_mode = False
+            self.build_units()
+            self.modes_changed.emit()
+        self.unit = next((i for i, u in enumerate(self.units) if u.key.arc_id == arc_id), 0)
+        self.redraw()
+        return True
+
+    def select_sentence(self, index: int) -> None:
+        """A sentence clicked in the output: it becomes the judged item (sentence level)."""
+        if self.level != "sentence" or self.ais_mode:
+            self.level = "sentence"
+            self.ais_mode = False
+            self.build_units()
+            self.modes_changed.emit()
+        self.unit = index
+        self.redraw()
+
+    # ================================================================== modes
+    def set_blind(self, on: bool) -> None:
+        self.blind = on
+        if self.blind and self.level == "arc":
+            self.level = "sentence"
+        self.build_units()
+        if self.bundle:
+            self.redraw()
+        self.modes_changed.emit()
+
+    def set_ais(self, on: bool) -> None:
+        self.ais_mode = on
+        self.ais_stage = 1
+        self.unit = 0
+        self.build_units()
+        if self.bundle:
+            self.redraw()
+        self.modes_changed.emit()
+
+    def set_threshold(self, value: float) -> None:
+        self.threshold = value

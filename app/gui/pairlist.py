@@ -1,0 +1,266 @@
+"""The pair list pane: search, filters, the table of pairs and its count.
+
+It reads rows from the store through :func:`app.gui.progress.review_rows` and reports the pair the
+user selects with :attr:`PairList.pair_selected`; stepping through the (filtered, sorted) list is
+:meth:`PairList.step`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.gui.plaintext import header_tips, item_view_tips, plain_label
+from app.gui.progress import review_rows
+from app.gui.queries import STATUSES, search_ids
+from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
+from app.store import Project
+
+
+def combo(name: str, items: list[str]) -> QComboBox:
+    box = QComboBox()
+    box.setAccessibleName(name)
+    box.addItems(items)
+    return box
+
+
+def spin(name: str, value: float) -> QDoubleSpinBox:
+    box = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+    box.setAccessibleName(name)
+    box.setValue(value)
+    return box
+
+
+class PairList(QWidget):
+    """Search box, filters, the pair table and the "n shown of m" line."""
+
+    #: The current row changed to this output id.
+    pair_selected = Signal(int)
+    #: The filters left no row to show.
+    emptied = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project: Project | None = None
+        #: The output id shown in the detail view (kept selected across filter changes).
+        self.shown_id: int | None = None
+        self.model = PairTableModel(self)
+        self.proxy = PairFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self._search_timer = QTimer(self, singleShot=True, interval=250)
+        self._search_timer.timeout.connect(self.apply_search)
+
+        self.status_filter = combo("Status filter", ["any status", *STATUSES])
+        self.system_filter = combo("System filter", ["any system"])
+        self.label_filter = combo(
+            "Label filter", ["any label", "supported", "unsupported", "unlabelled"]
+        )
+        self.error_filter = combo("Error type filter", ["any error type"])
+        self.score_min = spin("Lowest support at least", 0.0)
+        self.score_max = spin("Lowest support at most", 1.0)
+        self.search = QLineEdit(placeholderText="Search source and output…")
+        self.search.setAccessibleName("Search source and output")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        for w in (self.status_filter, self.system_filter, self.label_filter, self.error_filter):
+            w.currentIndexChanged.connect(self.filters_changed)
+        for s in (self.score_min, self.score_max):
+            s.valueChanged.connect(self.filters_changed)
+
+        self.table = QTableView()
+        self.table.setAccessibleName("Pair list")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        # Ids of one data set share their start ("cnndm-test-0001…"): cut them in the middle so
+        # the part that tells them apart stays visible; the tooltip has the whole id.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # Interactive, not ResizeToContents: the latter measures every row on each change.
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for col, width in enumerate((90, 120, 120, 70, 50)):
+            self.table.setColumnWidth(col, width)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        # Scrolling fetches more rows: the count follows every change of the listed rows.
+        for signal in (
+            self.proxy.rowsInserted,
+            self.proxy.rowsRemoved,
+            self.proxy.modelReset,
+            self.proxy.layoutChanged,
+        ):
+            signal.connect(self.update_count)
+        self._tips = [item_view_tips(self.table), header_tips(self.table.horizontalHeader())]
+        self.count_label = plain_label(QLabel())
+        self.checker_note = plain_label(QLabel())  # the checker's display name is data
+        self.checker_note.setAccessibleName("Checker whose scores are listed")
+
+        lv = QVBoxLayout(self)
+        lv.setContentsMargins(4, 4, 4, 4)
+        lv.addWidget(self.search)
+        row1 = QHBoxLayout()
+        row1.addWidget(self.status_filter)
+        row1.addWidget(self.system_filter)
+        lv.addLayout(row1)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.label_filter)
+        row2.addWidget(self.error_filter)
+        lv.addLayout(row2)
+        row3 = QHBoxLayout()
+        row3.addWidget(QLabel("Lowest support"))
+        row3.addWidget(self.score_min)
+        row3.addWidget(QLabel("to"))
+        row3.addWidget(self.score_max)
+        lv.addLayout(row3)
+        lv.addWidget(self.checker_note)
+        lv.addWidget(self.table, 1)
+        lv.addWidget(self.count_label)
+
+    # ================================================================== rows
+    def set_project(self, project: Project | None) -> None:
+        self.project = project
+        self.shown_id = None
+        if project is None:
+            self._search_timer.stop()
+            self.model.reset_rows([])
+            return
+        for box, items in (
+            (self.system_filter, project.systems()),
+            (self.error_filter, [t["key"] for t in project.taxonomy()]),
+        ):
+            box.blockSignals(True)
+            while box.count() > 1:
+                box.removeItem(1)
+            box.addItems(items)
+            box.blockSignals(False)
+
+    def reload(self, checker: str | None, version: str | None, threshold: float) -> None:
+        """Every row again (a new project, checker or threshold)."""
+        if self.project is None:
+            return
+        self.model.reset_rows(review_rows(self.project, checker, version, threshold))
+        self.update_count()
+
+    def refresh(
+        self,
+        ids: list[int],
+        checker: str | None,
+        version: str | None,
+        threshold: float,
+        *,
+        scores: bool = True,
+    ) -> None:
+        """Refresh these rows; ``scores=False`` after a judgment, which leaves scores alone."""
+        if self.project is None or not ids:
+            return
+        if scores:
+            rows = review_rows(self.project, checker, version, threshold, ids)
+        else:
+            rows = []
+            for new in review_rows(self.project, None, None, threshold, ids):
+                old = self.model.row_by_id(new.row.output_id)
+                if old is not None:
+                    new = replace(
+                        new,
+                        row=replace(
+                            new.row,
+                            lowest_support=old.row.lowest_support,
+                            flagged_arcs=old.row.flagged_arcs,
+                        ),
+                    )
+                rows.append(new)
+        self.model.update_rows(rows)
+        self.update_count()
+
+    def update_count(self) -> None:
+        self.count_label.setText(f"{self.proxy.rowCount()} shown of {self.model.total()} pairs")
+
+    # ================================================================== selection
+    def select_first(self) -> None:
+        if self.proxy.rowCount() > 0:
+            self.table.setCurrentIndex(self.proxy.index(0, 0))
+        else:
+            self.emptied.emit()
+
+    def select(self, output_id: int) -> bool:
+        """Make this pair the current row; False when the filters hide it."""
+        row = self.model.row_for(output_id)
+        if row is None:
+            return True
+        pidx = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not pidx.isValid():
+            return False
+        self.table.selectionModel().setCurrentIndex(
+            pidx,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(pidx)
+        return True
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        oid = current.data(OutputIdRole)
+        if self.shown_id != oid:
+            self.pair_selected.emit(oid)
+
+    def step(self, step: int) -> bool:
+        """Move the current row by ``step``; False at either end."""
+        idx = self.table.currentIndex()
+        row = idx.row() + step if idx.isValid() else 0
+        if row >= self.proxy.rowCount() and self.proxy.canFetchMore(self.proxy.index(-1, -1)):
+            self.proxy.fetchMore(self.proxy.index(-1, -1))
+        if 0 <= row < self.proxy.rowCount():
+            self.table.setCurrentIndex(self.proxy.index(row, 0))
+            return True
+        return False
+
+    # ================================================================== filters
+    def filters_changed(self) -> None:
+        def pick(box: QComboBox) -> str | None:
+            return box.currentText() if box.currentIndex() > 0 else None
+
+        lo, hi = self.score_min.value(), self.score_max.value()
+        self.proxy.set_filters(
+            status=pick(self.status_filter),
+            system=pick(self.system_filter),
+            label=pick(self.label_filter),
+            error_type=pick(self.error_filter),
+            score_range=None if (lo, hi) == (0.0, 1.0) else (lo, hi),
+        )
+        self._after_filter()
+
+    def apply_search(self) -> None:
+        text = self.search.text().strip()
+        hits = search_ids(self.project, text) if (text and self.project) else None
+        self.proxy.set_filters(search_hits=hits)
+        self._after_filter()
+
+    def _after_filter(self) -> None:
+        self.update_count()
+        oid = self.shown_id
+        if oid is not None:
+            row = self.model.row_for(oid)
+            if row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid():
+                return
+        self.select_first()
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()

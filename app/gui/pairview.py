@@ -1,0 +1,327 @@
+"""The pair view: header, judging prompt, source and output side by side, the arc diagram.
+
+It draws what the :class:`~app.gui.judging.JudgingController` holds and turns clicks into
+signals; it makes no decisions and writes nothing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+
+from app.gui.arcview import ArcItem, ArcView
+from app.gui.judging import JudgingController, Unit
+from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
+from app.gui.textview import (
+    ArcMark,
+    MarkedText,
+    SentenceMark,
+    render_output,
+    render_source,
+    set_font_size,
+)
+
+LEGEND = (
+    "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "
+    "? not checked (grey, dotted, italic)  "
+    "underlined purple words with numbers: non-entailed arcs  ▸ evidence (yellow, dashed)  "
+    "arc diagram: ✘ red dashed arcs are not entailed (click one to judge it)"
+)
+
+
+class OneLineLabel(QLabel):
+    """A single line of plain text, cut with "…" to the width it gets; the full text is its tooltip.
+
+    The key hint is long; wrapped, it pushed the texts down and grew the prompt by a line.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(False)
+        # Never wider than it is given: the window, not this line, decides the width.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full_text = ""
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(text)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
+        if shown != self.text():
+            self.setText(shown)
+
+
+class PairView(QWidget):
+    """One pair in detail; :meth:`draw` draws the controller's current state."""
+
+    sentence_clicked = Signal(int)
+    arc_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.header = QLabel()
+        self.header.setAccessibleName("Pair header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.PlainText)
+        self.prompt = QLabel()
+        self.prompt.setAccessibleName("Judging prompt")
+        self.prompt.setWordWrap(True)
+        self.prompt.setObjectName("prompt")
+        plain_label(self.prompt)  # arc labels, words, judgments and error types come from data
+        self.keys_hint = OneLineLabel()
+        self.keys_hint.setAccessibleName("Judging keys")
+        self.keys_hint.setObjectName("keys_hint")
+        self.source_view = MarkedText("Source text")
+        self.output_view = MarkedText("Output text")
+        self.output_view.sentence_clicked.connect(self.sentence_clicked)
+        self.arc_view = ArcView()
+        self.arc_view.arc_clicked.connect(self.arc_clicked)
+        self.arc_sentence: int | None = None  # sentence id the arc diagram shows
+        # Tooltips carry checker names, arc labels and words: shown as plain text.
+        self._tips = [
+            text_view_tips(self.source_view),
+            text_view_tips(self.output_view),
+            PlainToolTips(self.arc_view.diagram, self._arc_tip),
+        ]
+        self.source_title = plain_label(QLabel("Source"))
+        source_box = QWidget()
+        sv = QVBoxLayout(source_box)
+        sv.setContentsMargins(0, 0, 0, 0)
+        sv.addWidget(self.source_title)
+        sv.addWidget(self.source_view)
+        self.source_box = source_box
+        self.output_title = QLabel("Output")
+        out_box = QWidget()
+        ov = QVBoxLayout(out_box)
+        ov.setContentsMargins(0, 0, 0, 0)
+        ov.addWidget(self.output_title)
+        ov.addWidget(self.output_view)
+        self.text_split = QSplitter(Qt.Orientation.Horizontal)
+        self.text_split.addWidget(source_box)
+        self.text_split.addWidget(out_box)
+        self.legend = QLabel(LEGEND)
+        self.legend.setWordWrap(True)
+        self.legend.setObjectName("legend")
+        rv = QVBoxLayout(self)
+        rv.setContentsMargins(4, 4, 4, 4)
+        rv.addWidget(self.header)
+        rv.addWidget(self.prompt)
+        rv.addWidget(self.keys_hint)
+        rv.addWidget(self.text_split, 1)
+        rv.addWidget(self.arc_view)  # under both panes: long sentences get the full width
+        rv.addWidget(self.legend)
+
+    def _arc_tip(self, pos: QPoint) -> str | None:
+        d = self.arc_view.diagram
+        g = d.arc_at(QPointF(pos))
+        return None if g is None else d.tooltip_for(g)
+
+    def set_font_size(self, size: int) -> None:
+        for view in (self.source_view, self.output_view):
+            set_font_size(view, size)
+        self.arc_view.set_font_size(size)
+
+    # ================================================================== drawing
+    def show_nothing(self, project_open: bool) -> None:
+        self.header.setText(
+            "No pair matches the filters."
+            if project_open
+            else "No project open: File ▸ Open project (Ctrl+O), New project (Ctrl+N) "
+            "or Open demo project."
+        )
+        self.prompt.setText("")
+        self.keys_hint.set_full_text("")
+        self.source_view.clear()
+        self.output_view.clear()
+        self.arc_sentence = None
+        self.arc_view.diagram.clear()
+        self.arc_view.title.setText("Arcs")
+        self.arc_view.update_view()
+
+    def draw(self, c: JudgingController) -> None:
+        """Draw the controller's pair: marks, evidence, arc diagram, header and prompt."""
+        b = c.bundle
+        if b is None:
+            self.show_nothing(c.project is not None)
+            return
+        blind = c.hides_model
+        unit = c.current_unit()
+        cur_sentence = unit.number if unit and unit.key.target == "sentence" else None
+        cur_arc = unit.number if unit and unit.key.target == "arc" else None
+        marks = []
+        for s in b.sentences:
+            state, _score, tip = c.sentence_state(s.id)
+            human = c.judg.get((f"sentence:{s.id}", "support"))
+            marks.append(
+                SentenceMark(
+                    s.idx,
+                    s.start,
+                    s.end,
+                    None if blind else state,
+                    "" if blind else tip,
+                    human.label if human else None,
+                    human.error_type if human else None,
+                )
+            )
+        arcs = []
+        if not blind:
+            for n, arc, score in c.flagged_arcs():
+                human = c.judg.get((f"arc:{arc.id}", "support"))
+                arcs.append(
+                    ArcMark(
+                        n,
+                        arc.id,
+                        arc.label,
+                        (arc.head_start, arc.head_end),
+                        (arc.child_start, arc.child_end),
+                        arc.head_text,
+                        arc.child_text,
+                        score,
+                        f"arc {n}: {arc.label}({arc.head_text} → {arc.child_text}) "
+                        f"· {c.checker_label} {score:.2f} (not entailed)",
+                        human.label if human else None,
+                    )
+                )
+        pos = render_output(self.output_view, b.output.text, marks, arcs, cur_sentence, cur_arc)
+        if cur_sentence is not None and cur_sentence in pos.sentence_pos:
+            self.output_view.scroll_to(pos.sentence_pos[cur_sentence])
+        elif cur_arc is not None and cur_arc in pos.arc_pos:
+            self.output_view.scroll_to(pos.arc_pos[cur_arc])
+        # source: hidden in AIS stage one; evidence of the current sentence otherwise
+        hide_source = c.ais_mode and c.ais_stage == 1
+        evidence: set[int] = set()
+        if not blind and unit is not None and unit.key.sentence_id is not None:
+            sc = c.scores()
+            row = None if sc is None else sc[1].get(unit.key.sentence_id)
+            if row is not None and row.evidence:
+                evidence = set(row.evidence)
+        if hide_source:
+            self.source_view.setPlainText(
+                "(Source hidden: first decide whether the output is interpretable on its own.)"
+            )
+        else:
+            first = render_source(
+                self.source_view,
+                b.source.text,
+                [(s.idx, s.start, s.end) for s in b.source_sentences],
+                evidence,
+                f"evidence ({c.checker_label})",
+            )
+            if first is not None:
+                self.source_view.scroll_to(first)
+        self.source_title.setText("Source" + (" — evidence marked ▸" if evidence else ""))
+        self._render_arcs(c, blind, unit)
+        self.render_header(c)
+
+    def _render_arcs(self, c: JudgingController, blind: bool, unit: Unit | None) -> None:
+        """Draw the arc diagram of the current unit's sentence (kept at pair level)."""
+        b = c.bundle
+        assert b is not None
+        ids = {s.id for s in b.sentences}
+        if unit is not None and unit.key.sentence_id is not None:
+            self.arc_sentence = unit.key.sentence_id
+        elif self.arc_sentence not in ids:
+            self.arc_sentence = b.sentences[0].id if b.sentences else None
+        view = self.arc_view
+        sentence = next((s for s in b.sentences if s.id == self.arc_sentence), None)
+        if sentence is None:
+            view.diagram.clear("No sentence")
+            view.title.setText("Arcs")
+            view.update_view()
+            return
+        sc = c.scores()
+        numbers = {arc.id: n for n, arc, _score in c.flagged_arcs()}
+        items = [
+            ArcItem(
+                arc.id,
+                arc.label,
+                (arc.head_start, arc.head_end),
+                (arc.child_start, arc.child_end),
+                arc.head_text,
+                arc.child_text,
+                None if sc is None else sc[2].get(arc.id),
+                numbers.get(arc.id),
+            )
+            for arc in b.arcs
+            if arc.sentence_id == sentence.id
+        ]
+        current = None
+        if unit is not None and unit.key.target == "arc":
+            current = unit.key.arc_id
+        elif view.diagram.current_arc in {i.arc_id for i in items}:
+            current = view.diagram.current_arc  # an entailed arc the user clicked
+        view.diagram.configure(
+            threshold=c.threshold,
+            blind=blind,
+            current_arc=current,
+            checker_label=c.checker_label,
+        )
+        view.diagram.set_sentence(b.output.text, sentence.start, sentence.end, items)
+        flagged = sum(1 for i in items if i.number is not None)
+        what = (
+            "hidden in blind mode"
+            if blind
+            else "not analysed"
+            if sc is None
+            else f"{flagged} of {len(items)} not entailed below {c.threshold:.2f}"
+        )
+        view.title.setText(f"Arcs of sentence {sentence.idx + 1}: {what}")
+        view.update_view()
+
+    def render_header(self, c: JudgingController) -> None:
+        b = c.bundle
+        assert b is not None
+        flags = " · ⚑ FLAGGED malformed" if ("pair", "flag") in c.judg else ""
+        pair_j = c.judg.get(("pair", "support"))
+        pj = f" · pair judged: {pair_j.label}" if pair_j else ""
+        ctx = f"\n{b.output.context}" if b.output.context else ""
+        self.header.setText(
+            f"{b.output.external_id} · system: {b.output.system or '—'}{pj}{flags}{ctx}"
+        )
+        unit = c.current_unit()
+        mode = "BLIND · " if c.blind else ""
+        k = c.keys_text
+        if c.ais_mode:
+            if c.ais_stage == 1:
+                q = "AIS 1/2: Is the output interpretable on its own? (source hidden)"
+                ans = f"{k['accept']} yes · {k['reject']} no"
+            else:
+                q = "AIS 2/2: Is everything in the output supported by the source?"
+                ans = f"{k['accept']} supported · {k['reject']} not supported"
+            self.prompt.setText(f"{mode}{q}")
+            self.keys_hint.set_full_text(
+                f"{ans} · {k['flag']} flag malformed · {k['skip']} skip · "
+                f"{k['ais']} leave AIS mode · F1 all keys"
+            )
+            return
+        if unit is None:
+            what = "no non-entailed arcs here" if c.level == "arc" else "nothing to judge"
+            self.prompt.setText(f"{mode}{c.level} level: {what}")
+            self.keys_hint.set_full_text(
+                f"{k['level']} change level · {k['next_pair']}/{k['prev_pair']} pair · F1 all keys"
+            )
+            return
+        current = c.judg.get((unit.key.target_key, "support"))
+        done = (
+            f" — judged {current.label}"
+            + (f" ({current.error_type})" if current and current.error_type else "")
+            if current
+            else ""
+        )
+        score = "" if unit.score is None or c.blind else f" · model {unit.score:.2f}"
+        self.prompt.setText(f"{mode}Judging {unit.title}{score}{done}")
+        self.keys_hint.set_full_text(
+            f"{k['accept']} supported · {k['reject']} unsupported · 1–9 error type · "
+            f"{k['relabel']} relabel+note · {k['skip']} skip · {k['flag']} flag · "
+            f"{k['next']}/{k['prev']} item · {k['next_pair']}/{k['prev_pair']} pair · "
+            f"{k['level']} level ({c.level}) · F1 all keys"
+        )
