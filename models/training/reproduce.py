@@ -164,12 +164,13 @@ def main(argv: list[str] | None = None) -> int:
         from models.training.examples import read_pickle
         from models.training.train import train
 
-        examples = read_pickle(examples_file)
-        if not isinstance(examples, dict):
+        loaded = read_pickle(examples_file)
+        if not isinstance(loaded, dict):
             raise SystemExit(
                 f"{examples_file}: missing or unreadable (truncated?): run the examples stage "
                 "again (--stages examples,...)"
             )
+        examples = loaded
         spent = (time.monotonic() - started) / 60
         minutes = args.train_minutes or training_minutes(
             args.budget_minutes, spent, stages, args.eval_limit
