@@ -62,3 +62,39 @@ def test_model_dir_fingerprint_hashes_content(tmp_path: Path) -> None:
     assert _fingerprint(a) != _fingerprint(b)
     (b / "model.safetensors").write_bytes(b"weights-1")  # a copy: same bytes, a new mtime
     assert _fingerprint(a) == _fingerprint(b)
+
+
+def test_reproduce_rebuilds_a_truncated_examples_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import models.embedder
+    import models.encoding
+    import models.training.train
+    from models.training import reproduce
+
+    out = tmp_path / "out"
+    out.mkdir()
+    write_pickle(out / "examples.pkl", {"train": ["old"] * 50, "dev": []})
+    (out / "examples.pkl").write_bytes((out / "examples.pkl").read_bytes()[:-3])  # killed run
+    fresh = {"train": ["fresh"], "dev": []}
+    trained: list[object] = []
+    monkeypatch.setattr(models.embedder, "SentenceEmbedder", lambda *a, **k: None)
+    monkeypatch.setattr(models.embedder, "EmbeddingRetriever", lambda *a, **k: None)
+    monkeypatch.setattr(models.encoding, "load_tokenizer", lambda *a, **k: None)
+    monkeypatch.setattr(ex, "build_all", lambda *a, **k: fresh)
+    monkeypatch.setattr(
+        models.training.train, "train", lambda examples, **k: trained.append(examples)
+    )
+    args = [
+        "--stages",
+        "train",
+        "--out",
+        str(out),
+        "--base",
+        str(tmp_path),
+        "--data",
+        str(tmp_path),
+    ]
+    reproduce.main([*args, "--bundle", str(tmp_path / "bundle"), "--train-minutes", "1"])
+    assert trained == [["fresh"]]  # rebuilt, not loaded in part
+    assert read_pickle(out / "examples.pkl") == fresh
