@@ -324,6 +324,11 @@ def _cmd_window(args: argparse.Namespace) -> int:
 
 
 def _window(project: str | None, *, demo: bool = False) -> int:
+    from app.system_check import window_problem
+
+    if problem := window_problem():  # missing X11 libraries: say which, before Qt aborts
+        print(f"factdesk: error: {problem}", file=sys.stderr)
+        return 2
     try:
         from app.gui.main import run
     except ImportError as exc:

@@ -1,16 +1,16 @@
-"""Where bundled resources live (the repository's ``resources/`` or a frozen app's copy)."""
+"""Where bundled resources live: see :func:`models.resources.resources_dir`.
+
+A checkout reads its top-level ``resources/``, an installed wheel the package data
+``factdesk_resources`` (through :mod:`importlib.resources`), a frozen app its ``sys._MEIPASS`` copy.
+"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from models.resources import resources_dir
 
-def resources_dir() -> Path:
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
-    return Path(__file__).resolve().parents[1] / "resources"
+__all__ = ["demo_pairs_file", "resources_dir"]
 
 
 def demo_pairs_file() -> Path:

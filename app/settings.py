@@ -12,8 +12,6 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
-import app.gui  # noqa: F401  (applies the shiboken 6.12 None-refcount guard)
-
 T = TypeVar("T")
 
 

@@ -17,8 +17,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-import app.gui  # noqa: F401  (applies the shiboken 6.12 None-refcount guard)
-
 SWITCH_INTERVAL = 0.001  # seconds
 
 _live_lock = threading.Lock()

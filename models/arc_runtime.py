@@ -19,10 +19,11 @@ from models.checkers.base import PairInput, ShouldStop, check_stop
 from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
+from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_providers, torch_device
 
 Runtime = Literal["onnx", "torch"]
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "resources" / "models" / "arc_support"
+BUNDLED_DIR = resources_dir() / "models" / "arc_support"
 Job = tuple[str, str, tuple[ArcSlot, ...]]
 Prediction = tuple[tuple[float | None, ...], float]
 

@@ -17,9 +17,10 @@ import numpy as np
 from models.document import ParsedText, Sentence
 from models.encoding import load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
+from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_providers
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "resources" / "models" / "embedder"
+BUNDLED_DIR = resources_dir() / "models" / "embedder"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import random
 import sys
 import time
@@ -315,6 +314,7 @@ def run_evaluation(
         Plan,
         build_all,
         fingerprint,
+        read_pickle,
         training_fingerprints,
     )
 
@@ -328,10 +328,9 @@ def run_evaluation(
         "limit": limit,
     }
 
-    dev_path = work / "examples.pkl"
-    if dev_path.is_file():
-        with dev_path.open("rb") as fh:
-            dev = pickle.load(fh)["dev"]
+    cached = read_pickle(work / "examples.pkl")  # None when missing or truncated: rebuilt
+    if isinstance(cached, dict) and "dev" in cached:
+        dev = cached["dev"]
     else:
         from models.arc_runtime import default_retriever
         from models.embedder import BUNDLED_DIR as EMB

@@ -156,12 +156,14 @@ class NLISentenceChecker:
 
 
 def _fingerprint(path: Path) -> str:
-    """A short content hash of a model directory's weights, so re-trained models re-score."""
+    """A short content hash of a model directory's weights and configs, so a re-trained model
+    re-scores and a copied one (new mtimes, same bytes) does not."""
     import hashlib
 
     digest = hashlib.sha1()
     for f in sorted(path.glob("*")):
         if f.is_file() and f.suffix in {".bin", ".safetensors", ".onnx", ".json"}:
-            stat = f.stat()
-            digest.update(f"{f.name}:{stat.st_size}:{int(stat.st_mtime)}".encode())
+            digest.update(f"{f.name}:{f.stat().st_size}:".encode())
+            with f.open("rb") as fh:
+                digest.update(hashlib.file_digest(fh, "sha1").digest())
     return digest.hexdigest()[:10]

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import pickle
 import random
 import re
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from models.checkers.multitask import arc_slots
 from models.document import ParsedText, Sentence
@@ -84,15 +87,49 @@ class Plan:
         )
 
 
+def write_pickle(path: Path, obj: Any) -> None:
+    """Pickle ``obj`` to ``path`` atomically: a temporary file in the same folder, synced, then
+    renamed over ``path``, so a killed run leaves the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_pickle(path: Path) -> Any | None:
+    """What :func:`write_pickle` wrote to ``path``, or None when the file is missing or cannot be
+    read whole (truncated by a killed run from before writes were atomic, or damaged): a cache
+    to rebuild, never to load in part."""
+    try:
+        with path.open("rb") as fh:
+            return pickle.load(fh)
+    except FileNotFoundError:
+        return None
+    except Exception:  # a truncated pickle fails with EOFError, UnpicklingError, ValueError, ...
+        return None
+
+
 class ParseCache:
-    """Parsed texts keyed by content hash, saved as one pickle."""
+    """Parsed texts keyed by content hash, saved as one pickle (rebuilt when unreadable)."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._data: dict[str, ParsedText] = {}
-        if path is not None and path.is_file():
-            with path.open("rb") as fh:
-                self._data = pickle.load(fh)
+        #: the file existed but could not be read whole, so it is rebuilt rather than loaded
+        self.discarded = False
+        if path is not None and path.exists():
+            data = read_pickle(path)
+            if isinstance(data, dict):
+                self._data = data
+            else:
+                self.discarded = True
         self._dirty = False
 
     @staticmethod
@@ -112,11 +149,9 @@ class ParseCache:
         return [self._data[self._key(t)] for t in texts]
 
     def save(self) -> None:
-        if self.path is not None and self._dirty:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("wb") as fh:
-                pickle.dump(self._data, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            self._dirty = False
+        if self.path is not None and (self._dirty or self.discarded):
+            write_pickle(self.path, self._data)
+            self._dirty = self.discarded = False
 
 
 def fingerprint(document: str) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pickle
 import sys
 import time
 from dataclasses import replace
@@ -131,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     examples_file = args.out / "examples.pkl"
     trained = args.out / "torch"
+    if "train" in stages and "examples" not in stages:
+        from models.training.examples import read_pickle
+
+        if not isinstance(read_pickle(examples_file), dict):
+            _log(f"{examples_file} is missing or truncated: building the examples again")
+            stages.add("examples")
 
     if "embedder" in stages:
         from models.training.export import export_embedder
@@ -140,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     if "examples" in stages:
         from models.embedder import EmbeddingRetriever, SentenceEmbedder
         from models.encoding import load_tokenizer
-        from models.training.examples import ParseCache, build_all
+        from models.training.examples import ParseCache, build_all, write_pickle
 
         tokenizer = load_tokenizer(base / "tokenizer.json")
 
@@ -153,14 +158,19 @@ def main(argv: list[str] | None = None) -> int:
         examples = build_all(
             args.data, cache, plan, count_tokens=count_tokens, retriever=retriever, log=_log
         )
-        with examples_file.open("wb") as fh:
-            pickle.dump(examples, fh)
+        write_pickle(examples_file, examples)
         _log(f"{len(examples['train'])} train / {len(examples['dev'])} dev examples")
     if "train" in stages:
+        from models.training.examples import read_pickle
         from models.training.train import train
 
-        with examples_file.open("rb") as fh:
-            examples = pickle.load(fh)
+        loaded = read_pickle(examples_file)
+        if not isinstance(loaded, dict):
+            raise SystemExit(
+                f"{examples_file}: missing or unreadable (truncated?): run the examples stage "
+                "again (--stages examples,...)"
+            )
+        examples = loaded
         spent = (time.monotonic() - started) / 60
         minutes = args.train_minutes or training_minutes(
             args.budget_minutes, spent, stages, args.eval_limit
