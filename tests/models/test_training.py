@@ -173,3 +173,46 @@ def test_int8_export_stays_within_01_of_fp32(
     ops = {n.op_type for n in onnx.load(str(tmp_path / "int8" / "model.onnx")).graph.node}
     assert {"MatMulInteger", "DynamicQuantizeLinear"} <= ops
     assert fp32 != int8
+
+
+def test_reproduce_runs_teacher_and_student_stages_on_tiny_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train (teacher) -> export -> labels -> distill -> student-export, from saved examples."""
+    pytest.importorskip("onnxruntime")
+    import pickle
+
+    from transformers import BertConfig, BertModel
+
+    from models.training import reproduce
+    from tests.models.conftest import TINY_ENCODER, tokenizer_json
+    from tests.models.test_base_encoders import tiny_mpnet_dir
+
+    teacher_base = tiny_mpnet_dir(tmp_path / "mpnet")
+    student_base = tmp_path / "minilm"
+    BertModel(BertConfig(**TINY_ENCODER)).save_pretrained(student_base)
+    (student_base / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
+    out, bundle = tmp_path / "work", tmp_path / "bundle"
+    out.mkdir()
+    pool = _pool()
+    (out / "examples.pkl").write_bytes(pickle.dumps({"train": pool[:8], "dev": pool[8:]}))
+    (out / "pool.pkl").write_bytes(pickle.dumps(pool))
+    monkeypatch.setattr(reproduce, "MIN_TRAIN_MINUTES", 0.5)
+    args = [
+        "--teacher", str(teacher_base), "--student", str(student_base), "--out", str(out),
+        "--bundle", str(bundle), "--epochs", "1", "--distill-epochs", "1", "--batch-size", "4",
+    ]  # fmt: skip
+    assert reproduce.main([*args, "--stages", "train,export"]) == 0
+    teacher = json.loads((bundle / "arc_support_accurate" / "config.json").read_text())
+    assert teacher["encoder"]["model_type"] == "mpnet" and teacher["onnx_int8"]
+    assert reproduce.main([*args, "--stages", "labels,distill,student-export"]) == 0
+    assert len(list((out / "teacher_labels").glob("chunk-*.npz"))) == 1
+    student = json.loads((bundle / "arc_support" / "config.json").read_text())
+    assert student["encoder"]["model_type"] == "bert"
+    assert student["training"]["distilled"] == {"temperature": 2.0, "gold_weight": 1.0}
+    assert set(json.loads((out / "distill.json").read_text())) >= {"kl", "arc_gap"}
+    # the shipped student runs in the app's runtime
+    assert len(_scores(bundle / "arc_support", pool[:2], "onnx")) > 5
+    # stages that need a teacher are refused without one
+    with pytest.raises(SystemExit):
+        reproduce.main(["--out", str(out), "--stages", "distill"])
