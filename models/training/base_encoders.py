@@ -246,6 +246,126 @@ def half_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
+PACK_WEIGHTS = "weights.safetensors"
+PACK_MANIFEST = "pack.json"
+
+
+def pack(
+    src: Path,
+    dst: Path,
+    *,
+    part_mib: float = 15.0,
+    int8: bool = False,
+    int8_min_elements: int = 1 << 16,
+) -> list[Path]:
+    """Write a base encoder as small files to carry to a machine with no package index.
+
+    Weights are stored in fp16, or with ``int8`` the large matrices as int8 with one fp32 scale
+    per row (a quarter of the fp32 bytes; the rounding is far below what fine-tuning moves),
+    in a safetensors file cut into ``part_mib`` pieces; config and tokenizer files go whole.
+    Matrices under ``int8_min_elements`` (layer norms, biases, small tables) stay fp16.
+    :func:`unpack` rebuilds a directory that ``AutoModel`` loads.
+    """
+    import json
+
+    import torch
+    from safetensors.torch import save
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(src), local_files_only=True)
+    tensors: dict[str, torch.Tensor] = {}
+    for name, value in model.state_dict().items():
+        value = value.detach().contiguous()
+        if not value.is_floating_point():
+            tensors[name] = value
+        elif int8 and value.ndim == 2 and value.numel() >= int8_min_elements:
+            scale = value.float().abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 127.0
+            tensors[name + ".int8"] = torch.round(value.float() / scale).to(torch.int8)
+            tensors[name + ".scale"] = scale
+        else:
+            tensors[name] = value.to(torch.float16)
+    blob = save(tensors)
+    if dst.exists():
+        shutil.rmtree(dst)
+    dst.mkdir(parents=True)
+    step = max(1, int(part_mib * (1 << 20)))
+    parts = []
+    for n, lo in enumerate(range(0, len(blob), step)):
+        part = dst / f"{PACK_WEIGHTS}.{n:03d}"
+        part.write_bytes(blob[lo : lo + step])
+        parts.append(part)
+    model.config.save_pretrained(dst)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (src / name).is_file():
+            shutil.copyfile(src / name, dst / name)
+    manifest = {"parts": len(parts), "bytes": len(blob), "int8": int8}
+    (dst / PACK_MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    return parts
+
+
+def unpack(src: Path | Sequence[Path], dst: Path) -> Path:
+    """Rebuild a Hugging Face directory (fp32) from :func:`pack`'s files.
+
+    ``src`` is the pack folder, or several folders that together hold its files (each call to a
+    remote machine may carry some of the parts).
+
+    Raises:
+        ModelNotFoundError: a part or the manifest is missing (named).
+        ModelLoadError: the joined parts are not the packed weights.
+    """
+    import json
+
+    from safetensors import SafetensorError
+    from safetensors.torch import load
+    from transformers import AutoConfig, AutoModel
+
+    folders = [src] if isinstance(src, Path) else list(src)
+
+    def find(name: str) -> Path | None:
+        return next((f / name for f in folders if (f / name).is_file()), None)
+
+    manifest_path = find(PACK_MANIFEST)
+    if manifest_path is None:
+        raise ModelNotFoundError(f"{folders[0]}: no {PACK_MANIFEST} (not a packed encoder).")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    names = [f"{PACK_WEIGHTS}.{n:03d}" for n in range(manifest["parts"])]
+    missing = [name for name in names if find(name) is None]
+    if missing:
+        raise ModelNotFoundError(f"{folders[0]}: packed encoder lacks {', '.join(missing)}.")
+    blob = b"".join(Path(str(find(name))).read_bytes() for name in names)
+    if len(blob) != manifest["bytes"]:
+        raise ModelLoadError(
+            f"{folders[0]}: the parts hold {len(blob)} bytes, not {manifest['bytes']}."
+        )
+    try:
+        tensors = load(blob)
+    except SafetensorError as exc:
+        raise ModelLoadError(f"{folders[0]}: the joined parts are not the weights: {exc}") from exc
+    state = {}
+    for name, value in tensors.items():
+        if name.endswith(".scale"):
+            continue
+        if name.endswith(".int8"):
+            base = name[: -len(".int8")]
+            state[base] = value.float() * tensors[base + ".scale"]
+        else:
+            state[name] = value.float() if value.is_floating_point() else value
+    config_dir = manifest_path.parent
+    config = AutoConfig.from_pretrained(str(config_dir), local_files_only=True)
+    model = AutoModel.from_config(config)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as exc:
+        raise ModelLoadError(f"{folders[0]}: the weights do not fit the config: {exc}") from exc
+    dst.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(dst)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        found = find(name)
+        if found is not None:
+            shutil.copyfile(found, dst / name)
+    return _checked(dst)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
@@ -259,11 +379,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--half-copy", type=Path, default=None, help="also save an fp16 copy here (to carry)"
     )
+    parser.add_argument(
+        "--pack", type=Path, default=None, help="also write it here as parts to carry"
+    )
+    parser.add_argument("--part-mib", type=float, default=15.0, help="size of each packed part")
+    parser.add_argument(
+        "--int8", action="store_true", help="pack large matrices as int8 with per-row scales"
+    )
+    parser.add_argument(
+        "--unpack",
+        type=Path,
+        default=None,
+        help="NAME is a pack folder (or comma-separated folders holding its parts): rebuild "
+        "the directory here",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.unpack is not None:
+            folders = [Path(f) for f in args.name.split(",")]
+            print(unpack(folders, args.unpack))
+            return 0
         path = resolve_base(args.name, cache_dir=args.cache)
         if args.half_copy is not None:
             path = half_copy(path, args.half_copy)
+        if args.pack is not None:
+            parts = pack(path, args.pack, part_mib=args.part_mib, int8=args.int8)
+            print(f"{len(parts)} parts in {args.pack}", file=sys.stderr)
     except (ModelNotFoundError, ModelLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -128,3 +128,37 @@ def test_minilm_and_directories_resolve_and_unknown_names_are_refused(tmp_path: 
     (hf_dir / "tokenizer.json").unlink()
     with pytest.raises(ModelLoadError, match="no tokenizer.json"):
         resolve_base(hf_dir)
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_a_packed_encoder_unpacks_from_parts_spread_over_folders(
+    int8: bool, tmp_path: Path
+) -> None:
+    from transformers import AutoModel
+
+    from models.training.base_encoders import pack, unpack
+
+    src = tiny_mpnet_dir(tmp_path / "model")
+    parts = pack(src, tmp_path / "pack", part_mib=0.002, int8=int8, int8_min_elements=64)
+    assert len(parts) >= 2
+    if int8:  # smaller than the fp16 pack of the same model
+        fp16 = pack(src, tmp_path / "fp16", part_mib=0.002)
+        size = sum(p.stat().st_size for p in parts)
+        assert size < 0.9 * sum(p.stat().st_size for p in fp16)
+    # each remote call carries some parts: the pack arrives in two folders
+    second = tmp_path / "second"
+    second.mkdir()
+    parts[-1].rename(second / parts[-1].name)
+    out = unpack([tmp_path / "pack", second], tmp_path / "unpacked")
+    a = AutoModel.from_pretrained(str(src)).eval()
+    b = AutoModel.from_pretrained(str(out)).eval()
+    ids = torch.tensor([[0, 5, 6, 7, 2, 2, 8, 9, 2]])
+    with torch.no_grad():
+        x, y = a(input_ids=ids).last_hidden_state, b(input_ids=ids).last_hidden_state
+    cos = torch.nn.functional.cosine_similarity(x, y, dim=-1)
+    assert float(cos.min()) > 0.999
+    assert (out / "tokenizer.json").read_bytes() == (src / "tokenizer.json").read_bytes()
+    # a part left behind is named
+    (second / parts[-1].name).unlink()
+    with pytest.raises(ModelNotFoundError, match=parts[-1].name.replace(".", r"\.")):
+        unpack([tmp_path / "pack", second], tmp_path / "again")

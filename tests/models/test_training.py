@@ -139,6 +139,9 @@ def test_the_multitask_model_trains_on_an_mpnet_encoder(tiny_mpnet_trainer: Path
     # MPNet has no segment embedding: the segment ids must not change anything
     scores = _scores(tiny_mpnet_trainer, _pool()[:4], "torch")
     assert all(0.0 <= p <= 1.0 for p in scores) and len(set(scores)) > 1
+    # padding in a batch (id 0, not MPNet's pad id 1) leaves every input's scores as alone
+    alone = [p for e in _pool()[:4] for p in _scores(tiny_mpnet_trainer, [e], "torch")]
+    assert alone == pytest.approx(scores, abs=1e-5)
     ids = torch.tensor([[0, 5, 6, 7, 2, 2, 8, 9, 2]])
     args = (torch.tensor([[1, 2]]), torch.tensor([[2, 3]]), torch.tensor([[1, 2]]))
     with torch.no_grad():
