@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.models.conftest import LABELS
+from tests.models.conftest import LABELS, TINY_ENCODER
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -189,7 +189,7 @@ def test_reproduce_runs_teacher_and_student_stages_on_tiny_models(
     from transformers import BertConfig, BertModel
 
     from models.training import reproduce
-    from tests.models.conftest import TINY_ENCODER, tokenizer_json
+    from tests.models.conftest import tokenizer_json
     from tests.models.test_base_encoders import tiny_mpnet_dir
 
     teacher_base = tiny_mpnet_dir(tmp_path / "mpnet")
@@ -234,3 +234,13 @@ def test_saved_examples_share_repeated_texts(tmp_path: Path) -> None:
     assert (tmp_path / "examples.pkl").stat().st_size < 0.6 * plain
     assert pickle.loads((tmp_path / "examples.pkl").read_bytes())["train"] == copies
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_an_unknown_encoder_architecture_is_refused() -> None:
+    from models.arc_model import build_encoder
+    from models.errors import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="'gpt2' is not supported"):
+        build_encoder({"model_type": "gpt2", "vocab_size": 10})
+    # configs saved before the architecture was recorded are BERT
+    assert type(build_encoder(dict(TINY_ENCODER))).__name__ == "BertModel"
