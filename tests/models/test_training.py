@@ -244,3 +244,18 @@ def test_an_unknown_encoder_architecture_is_refused() -> None:
         build_encoder({"model_type": "gpt2", "vocab_size": 10})
     # configs saved before the architecture was recorded are BERT
     assert type(build_encoder(dict(TINY_ENCODER))).__name__ == "BertModel"
+
+
+def test_the_teacher_gets_its_share_of_what_the_later_stages_leave() -> None:
+    from models.training.reproduce import (
+        EXPORT_RESERVE,
+        LABELS_RESERVE,
+        POOL_RESERVE,
+        training_minutes,
+    )
+
+    later = {"export", "pool", "labels", "distill", "student-export"}
+    reserve = 2 * EXPORT_RESERVE + POOL_RESERVE + LABELS_RESERVE
+    assert training_minutes(60.0, 4.0, later, share=0.5) == pytest.approx((56.0 - reserve) / 2)
+    # the student, trained last, gets all that is left but its export
+    assert training_minutes(60.0, 30.0, {"student-export"}) == pytest.approx(28.0)
