@@ -55,17 +55,48 @@ def read_config(model_dir: str | Path) -> dict[str, Any]:
     return config
 
 
+def build_encoder(encoder_config: dict[str, Any]) -> Any:
+    """A randomly initialised encoder from a saved config: BERT (MiniLM) or MPNet.
+
+    ``model_type`` names the architecture; configs written before it was recorded are BERT.
+
+    Raises:
+        ModelLoadError: an architecture this model does not support.
+    """
+    config = dict(encoder_config)
+    model_type = config.pop("model_type", "bert")
+    if model_type == "bert":
+        from transformers import BertConfig, BertModel
+
+        return BertModel(BertConfig(**config), add_pooling_layer=False)
+    if model_type == "mpnet":
+        from transformers import MPNetConfig, MPNetModel
+
+        return MPNetModel(MPNetConfig(**config), add_pooling_layer=False)
+    raise ModelLoadError(
+        f"encoder model_type {model_type!r} is not supported (expected 'bert' or 'mpnet')."
+    )
+
+
+def uses_token_types(encoder: Any) -> bool:
+    """Whether the encoder reads segment ids (BERT does; MPNet has no token-type embedding)."""
+    return hasattr(encoder.embeddings, "token_type_embeddings")
+
+
 def build_module(
     encoder_config: dict[str, Any], n_labels: int, label_dim: int, encoder: Any = None
 ) -> Any:
-    """The torch module; ``encoder`` (a transformers BertModel) is built from config when None."""
+    """The torch module; ``encoder`` (BertModel or MPNetModel) is built from config when None.
+
+    The module always takes the six inputs of :data:`INPUT_NAMES`, so one runtime feeds every
+    exported model; an encoder without token types ignores ``token_type_ids``.
+    """
     import torch
     from torch import nn
 
     if encoder is None:
-        from transformers import BertConfig, BertModel
-
-        encoder = BertModel(BertConfig(**encoder_config), add_pooling_layer=False)
+        encoder = build_encoder(encoder_config)
+    token_types = uses_token_types(encoder)
 
     class ArcSupportModel(nn.Module):
         def __init__(self) -> None:
@@ -86,9 +117,16 @@ def build_module(
             arc_child: Any,
             arc_label: Any,
         ) -> tuple[Any, Any]:
-            states = self.encoder(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
+            if token_types:
+                states = self.encoder(
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    token_type_ids=token_type_ids,
+                ).last_hidden_state
+            else:
+                states = self.encoder(
+                    input_ids=input_ids, attention_mask=attention_mask
+                ).last_hidden_state
             hidden = states.shape[-1]
             head = torch.gather(states, 1, arc_head.unsqueeze(-1).expand(-1, -1, hidden))
             child = torch.gather(states, 1, arc_child.unsqueeze(-1).expand(-1, -1, hidden))

@@ -20,6 +20,7 @@ from app.gui.textview import (
     render_output,
     render_source,
     set_font_size,
+    shown_evidence,
 )
 
 LEGEND = (
@@ -116,8 +117,8 @@ class PairView(QWidget):
         rv.addWidget(self.header)
         rv.addWidget(self.prompt)
         rv.addWidget(self.keys_hint)
-        rv.addWidget(self.text_split, 1)
-        rv.addWidget(self.arc_view)  # under both panes: long sentences get the full width
+        self.arc_split = self.arc_view.split_below(self.text_split)
+        rv.addWidget(self.arc_split, 1)  # the arc pane under both text panes, resizable
         rv.addWidget(self.legend)
 
     def _arc_tip(self, pos: QPoint) -> str | None:
@@ -198,12 +199,16 @@ class PairView(QWidget):
             self.output_view.scroll_to(pos.arc_pos[cur_arc])
         # source: hidden in AIS stage one; evidence of the current sentence otherwise
         hide_source = c.ais_mode and c.ais_stage == 1
-        evidence: set[int] = set()
+        evidence: dict[int, int] = {}  # source sentence index -> rank, 1 the best
+        window: set[int] = set()  # what the checker read
         if not blind and unit is not None and unit.key.sentence_id is not None:
             sc = c.scores()
             row = None if sc is None else sc[1].get(unit.key.sentence_id)
             if row is not None and row.evidence:
-                evidence = set(row.evidence)
+                window = set(row.evidence)
+                said = next(s.text for s in b.sentences if s.id == unit.key.sentence_id)
+                src = [(s.idx, s.text) for s in b.source_sentences]
+                evidence = shown_evidence(src, said, window)
         if hide_source:
             self.source_view.setPlainText(
                 "(Source hidden: first decide whether the output is interpretable on its own.)"
@@ -215,6 +220,7 @@ class PairView(QWidget):
                 [(s.idx, s.start, s.end) for s in b.source_sentences],
                 evidence,
                 f"evidence ({c.checker_label})",
+                window,
             )
             if first is not None:
                 self.source_view.scroll_to(first)
@@ -250,6 +256,7 @@ class PairView(QWidget):
                 arc.child_text,
                 None if sc is None else sc[2].get(arc.id),
                 numbers.get(arc.id),
+                (h.label if (h := c.judg.get((f"arc:{arc.id}", "support"))) else None),
             )
             for arc in b.arcs
             if arc.sentence_id == sentence.id

