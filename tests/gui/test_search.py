@@ -147,13 +147,13 @@ def test_the_search_box_filters_literally(qtbot, window) -> None:  # type: ignor
     total = w.proxy.rowCount()
     assert total > 0
     w.search.setText("%")
-    w._apply_search()
+    w.pairs.apply_search()
     assert w.proxy.rowCount() == 0  # no demo text has a percent sign
     w.search.setText("RESERVOIR")
-    w._apply_search()
+    w.pairs.apply_search()
     assert 0 < w.proxy.rowCount() < total
     w.search.setText("")
-    w._apply_search()
+    w.pairs.apply_search()
     assert w.proxy.rowCount() == total
 
 
