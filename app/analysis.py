@@ -8,6 +8,8 @@ stored and nothing half-written; running again resumes where it stopped.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,8 +29,8 @@ from app.store.schema import (
 )
 from models.checkers.base import Checker, PairInput, PairScore
 from models.document import ParsedText
-from models.errors import Cancelled
-from models.parsing import parse_many, pipeline_version
+from models.errors import Cancelled, FactDeskError, ProjectError
+from models.parsing import load_pipeline, parse_many, pipeline_version
 
 Progress = Callable[[int, int], None]
 
@@ -42,18 +44,37 @@ class CheckerReport:
     already_scored: int = 0
     not_checked_sentences: int = 0
     sentences: int = 0
+    not_checked_pairs: int = 0
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """A pair that no checker could look at, and why."""
+
+    output_id: int
+    external_id: str
+    reason: str
 
 
 @dataclass
 class AnalysisReport:
+    """What one run did. ``status`` is the run's recorded status (see :class:`Run`)."""
+
     checkers: list[CheckerReport] = field(default_factory=list)
     cancelled: bool = False
+    status: str = "done"
+    pairs: set[int] = field(default_factory=set)  # output ids scored by at least one checker
+    not_checked_pairs: list[NotChecked] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
+            # "scored" counts (pair, checker) scores; "pairs_scored" counts pairs.
+            "pairs_scored": len(self.pairs),
             "scored": sum(c.scored for c in self.checkers),
             "not_checked": sum(c.not_checked_sentences for c in self.checkers),
+            "not_checked_pairs": [n.__dict__ for n in self.not_checked_pairs],
             "cancelled": self.cancelled,
+            "status": self.status,
             "checkers": [c.__dict__ for c in self.checkers],
         }
 
@@ -75,8 +96,14 @@ def analyze(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_chunk: Callable[[list[int]], None] | None = None,
+    report: AnalysisReport | None = None,
 ) -> AnalysisReport:
     """Score every pair that lacks a score from each checker's current version.
+
+    One analysis runs on a project at a time: a second one (another process, or another thread
+    of this one) is refused with a :class:`ProjectError` that says who runs the first. A run
+    left "running" by a process that no longer exists (kill -9, power loss) is recorded as
+    "interrupted" when the next one starts.
 
     Args:
         project: the open project.
@@ -85,9 +112,13 @@ def analyze(
         progress: called with (pairs done, pairs to do).
         should_stop: checked between chunks (and by checkers between their batches).
         on_chunk: called with the output ids of each committed chunk.
+        report: filled in as the run goes (so that a caller interrupted by Ctrl-C still has
+            what was done); a new one when None.
     """
+    if report is None:
+        report = AnalysisReport()
+    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
     todo = {c.name: set(pending(project, c)) for c in checkers}
-    report = AnalysisReport([CheckerReport(c.name, c.display_name, c.version) for c in checkers])
     total_pairs = project.count_pairs()
     for rep in report.checkers:
         rep.already_scored = total_pairs - len(todo[rep.name])
@@ -95,63 +126,182 @@ def analyze(
     if not union:
         return report
     parser = pipeline_version()
-    runs = {c.name: _start_run(project, c, parser) for c in checkers if todo[c.name]}
+    limit = _max_chars()
+    runs = _claim_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
+    status, error = "interrupted", None
     try:
         for lo in range(0, len(union), chunk_size):
             if should_stop is not None and should_stop():
                 raise Cancelled("analysis cancelled")
             ids = union[lo : lo + chunk_size]
             texts = _texts(project, ids)
-            parsed = parse_many(
-                [t for pair in texts.values() for t in pair], should_stop=should_stop
+            refused = _too_long(texts, limit)
+            docs = _parse(
+                {oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop
             )
-            docs = {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
             idmaps = _store_parse(project, docs)
             results: list[tuple[Checker, list[PairScore]]] = []
             for checker in checkers:
-                mine = [oid for oid in ids if oid in todo[checker.name]]
+                mine = [oid for oid in ids if oid in todo[checker.name] and oid in docs]
                 if not mine:
                     continue
                 batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
                 results.append((checker, checker.score(batch, should_stop=should_stop)))
-            _store_scores(project, runs, results, idmaps, report)
+            unchecked = {
+                checker.name: {oid: refused[oid] for oid in ids if oid in refused}
+                for checker in checkers
+                if any(oid in todo[checker.name] for oid in refused)
+            }
+            _store_scores(project, runs, results, unchecked, idmaps, report)
+            report.not_checked_pairs += [
+                NotChecked(oid, _external_id(project, oid), refused[oid])
+                for oid in ids
+                if oid in refused
+            ]
             done += len(ids)
             if progress is not None:
                 progress(done, len(union))
             if on_chunk is not None:
                 on_chunk(ids)
+        status = "done"
     except Cancelled:
         report.cancelled = True
+        status = "cancelled"
+    except KeyboardInterrupt:
+        report.cancelled = True
+        raise
+    except BaseException as exc:
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        raise
     finally:
-        for run_id in runs.values():
-            _finish_run(project, run_id, "cancelled" if report.cancelled else "done")
+        report.status = status
+        _finish_runs(project, runs, status, error)
     return report
 
 
-def _start_run(project: Project, checker: Checker, parser: str) -> int:
-    with project.session() as s:
-        run = Run(
-            checker=checker.name,
-            version=checker.version,
-            display_name=checker.display_name,
-            grain=checker.grain,
-            settings={"parser": parser},
-            started_at=now(),
-            status="running",
-            scored=0,
-        )
-        s.add(run)
-        s.flush()
-        return run.id
+def _max_chars() -> int:
+    """The parser's length limit (characters) for one text."""
+    return int(load_pipeline().max_length)
 
 
-def _finish_run(project: Project, run_id: int, status: str) -> None:
+def _too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
+    """Pairs whose source or output is over the parser's limit, with the reason."""
+    refused = {}
+    for oid, (src, out) in texts.items():
+        for what, t in (("source", src), ("output", out)):
+            if len(t) > limit:
+                refused[oid] = (
+                    f"{what} is {len(t):,} characters, over the parser's limit of {limit:,}"
+                )
+                break
+    return refused
+
+
+def _parse(
+    texts: dict[int, tuple[str, str]],
+    refused: dict[int, str],
+    should_stop: Callable[[], bool] | None,
+) -> dict[int, tuple[ParsedText, ParsedText]]:
+    """Parse each pair's source and output; a pair the parser fails on goes to ``refused``.
+
+    The chunk is parsed at once; when that fails, pair by pair, so one bad pair never blocks
+    the others.
+    """
+    try:
+        parsed = parse_many([t for pair in texts.values() for t in pair], should_stop=should_stop)
+    except (Cancelled, KeyboardInterrupt, FactDeskError):
+        raise
+    except Exception:  # noqa: BLE001 - find the pair at fault below and record why
+        docs = {}
+        for oid, (src, out) in texts.items():
+            try:
+                one = parse_many([src, out], should_stop=should_stop)
+            except (Cancelled, KeyboardInterrupt, FactDeskError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - recorded as the pair's reason
+                refused[oid] = f"the parser failed: {str(exc).splitlines()[0][:300]}"
+            else:
+                docs[oid] = (one[0], one[1])
+        return docs
+    return {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
+
+
+def _external_id(project: Project, oid: int) -> str:
     with project.session() as s:
-        run = s.get(Run, run_id)
-        assert run is not None
-        run.status = status
-        run.finished_at = now()
+        return s.scalar(select(Output.external_id).where(Output.id == oid)) or str(oid)
+
+
+def _alive(owner: dict[str, Any]) -> bool:
+    """Whether the process that started a run still exists (unknown: assume it does)."""
+    pid, host = owner.get("pid"), owner.get("host")
+    if not isinstance(pid, int) or host != socket.gethostname():
+        return pid is not None  # another machine (shared folder): cannot tell
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _claim_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
+    """Start a run per checker, or refuse when another analysis of this project is running.
+
+    The check and the new runs are one write transaction, so two analyses started at the same
+    moment cannot both pass it.
+    """
+    owner = {"parser": parser, "pid": os.getpid(), "host": socket.gethostname()}
+    with project.write_session() as s:
+        for run in s.scalars(select(Run).where(Run.status == "running")):
+            settings = run.settings or {}
+            if _alive(settings):
+                where = f"process {settings.get('pid')} on {settings.get('host')}"
+                if settings.get("pid") == os.getpid():
+                    where = "this program"
+                raise ProjectError(
+                    f"{project.path}: another analysis is running on this project "
+                    f"({run.display_name}, started {run.started_at:%Y-%m-%d %H:%M:%S} UTC by "
+                    f"{where}); wait for it to finish or cancel it, then run analyze again."
+                )
+            run.status = "interrupted"  # its process is gone: killed or crashed
+            run.finished_at = run.finished_at or now()
+        runs = {}
+        for checker in checkers:
+            run = Run(
+                checker=checker.name,
+                version=checker.version,
+                display_name=checker.display_name,
+                grain=checker.grain,
+                settings=dict(owner),
+                started_at=now(),
+                status="running",
+                scored=0,
+            )
+            s.add(run)
+            s.flush()
+            runs[checker.name] = run.id
+    return runs
+
+
+def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
+    """Record how the runs ended; if that cannot be written now, the next run will see them
+    left by a process that is gone and record them as interrupted."""
+    try:
+        with project.session() as s:
+            for run_id in runs.values():
+                run = s.get(Run, run_id)
+                assert run is not None
+                run.status = status
+                run.finished_at = now()
+                if error is not None:
+                    run.settings = {**(run.settings or {}), "error": error[:500]}
+    except Exception:  # noqa: BLE001 - never hide the error that ended the run
+        if status == "done":
+            raise
 
 
 def _texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
@@ -266,11 +416,32 @@ def _store_scores(
     project: Project,
     runs: dict[str, int],
     results: list[tuple[Checker, list[PairScore]]],
+    unchecked: dict[str, dict[int, str]],
     idmaps: IdMaps,
     report: AnalysisReport,
 ) -> None:
     reps = {r.name: r for r in report.checkers}
+    versions = {r.name: r.version for r in report.checkers}
     with project.session() as s:
+        for name, reasons in unchecked.items():
+            project.replace_scores(s, name, versions[name], list(reasons))
+            project.bulk_insert(
+                s,
+                PairScoreRow,
+                (
+                    {
+                        "run_id": runs[name],
+                        "checker": name,
+                        "version": versions[name],
+                        "output_id": oid,
+                        "score": None,
+                        "not_checked": 0,
+                        "reason": reason,
+                    }
+                    for oid, reason in reasons.items()
+                ),
+            )
+            reps[name].not_checked_pairs += len(reasons)
         for checker, scores in results:
             run_id = runs[checker.name]
             common = {"run_id": run_id, "checker": checker.name, "version": checker.version}
@@ -305,6 +476,7 @@ def _store_scores(
                     if aid is not None:
                         arc_rows.append({**common, "arc_id": aid, "score": a.score})
                 rep = reps[checker.name]
+                report.pairs.add(p.key)  # type: ignore[arg-type]
                 rep.scored += 1
                 rep.sentences += len(p.sentences)
                 rep.not_checked_sentences += len(p.not_checked)

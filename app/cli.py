@@ -29,8 +29,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a file we were asked to read or write: say which and why
+        where = exc.filename if exc.filename is not None else getattr(args, "project", None)
+        print(f"factdesk: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("factdesk: interrupted; finished work is saved", file=sys.stderr)
+        print(
+            f"factdesk: interrupted; {_INTERRUPTED.get(args.func, '')}".rstrip("; "),
+            file=sys.stderr,
+        )
         return 130
 
 
@@ -57,7 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--skip-invalid", action="store_true", help="import valid records, report the rest"
     )
-    c.add_argument("--max-field-chars", type=int, default=None)
+    c.add_argument(
+        "--max-field-chars",
+        type=_positive_int,
+        default=None,
+        help="longest text accepted in a field (default: the importer's limit)",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
@@ -106,6 +118,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------- helpers
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be a positive number of characters")
+    return n
+
+
+def _field_note(field: str | None) -> str:
+    """ ", field 'x'" for a record's field; nothing for the record as a whole or the file."""
+    if not field or field.startswith("__"):
+        return ""
+    return f", field '{field}'"
+
+
 def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm progress bar on stderr, driven by (done, total) callbacks."""
     from tqdm import tqdm
@@ -163,6 +192,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         context=args.context_field,
     )
     with Project.open(args.project) as project:
+        project.refuse_output(args.file, action="import")
         update, close = _bar("importing", not args.json)
         try:
             report = import_file(
@@ -171,7 +201,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
                 fmt=args.format,
                 mapping=mapping,
                 skip_invalid=args.skip_invalid,
-                max_field_chars=args.max_field_chars or MAX_FIELD_CHARS,
+                max_field_chars=(
+                    MAX_FIELD_CHARS if args.max_field_chars is None else args.max_field_chars
+                ),
                 progress=update,
             )
         finally:
@@ -189,7 +221,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
             lines.append(f"  ... and {len(report.duplicates) - 20} more (see --json)")
     if report.skipped:
         lines.append(f"{len(report.skipped)} invalid records skipped:")
-        lines += [f"  line {p.line}, field '{p.field}': {p.reason}" for p in report.skipped]
+        lines += [f"  line {p.line}{_field_note(p.field)}: {p.reason}" for p in report.skipped]
     _emit(args, report.to_json(), "\n".join(lines))
     return 0
 
@@ -204,14 +236,19 @@ def load_checkers(
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import analyze
+    from app.analysis import AnalysisReport, analyze
     from app.store import Project
 
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    report = AnalysisReport()
     with Project.open(args.project) as project:
         update, close = _bar("analysing", not args.json)
         try:
-            report = analyze(project, checkers, progress=update)
+            analyze(project, checkers, progress=update, report=report)
+        except KeyboardInterrupt:
+            if args.json:  # scripts get their object on Ctrl-C too
+                _emit(args, report.to_json(), "")
+            raise
         finally:
             close()
     lines = []
@@ -220,6 +257,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             f"{c.display_name} ({c.name} {c.version}): scored {c.scored} pairs, "
             f"{c.already_scored} already scored, {c.not_checked_sentences} of {c.sentences} sentences not checked"
         )
+    for n in report.not_checked_pairs:
+        lines.append(f"not checked: {n.external_id}: {n.reason}")
     if report.cancelled:
         lines.append("cancelled: finished pairs are saved; run analyze again to resume")
     _emit(args, report.to_json(), "\n".join(lines))
@@ -231,6 +270,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from app.store import Project
 
     with Project.open(args.project) as project:
+        project.refuse_output(args.out)
         n = export(project, args.out, fmt=args.format)
     _emit(
         args,
@@ -274,7 +314,12 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
             print(f"\n{b.output.external_id} [{b.output.system}]  {b.output.text}")
             for name, (pair, sents, arcs) in b.scores.items():
                 label = runs[name]["display_name"]
-                score = "not checked" if pair.score is None else f"{pair.score:.2f}"
+                reason = getattr(pair, "reason", None)
+                score = (
+                    (f"not checked ({reason})" if reason else "not checked")
+                    if pair.score is None
+                    else f"{pair.score:.2f}"
+                )
                 print(f"  {label}: pair support {score}")
                 by_id = {s.id: s for s in b.sentences}
                 for sid, row in sents.items():
@@ -336,6 +381,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from models.evaluation import main as eval_main
 
     return eval_main(args.rest)
+
+
+# What an interrupted command leaves behind, said on Ctrl-C.
+_INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
+    _cmd_import: "nothing was imported (an import is all or nothing)",
+    _cmd_analyze: "finished chunks are saved; run analyze again to resume",
+    _cmd_export: "no export file was written",
+    _cmd_demo: "finished work is saved; run demo again to resume",
+}
 
 
 if __name__ == "__main__":

@@ -1290,7 +1290,7 @@ class MainWindow(QMainWindow):
         assert isinstance(report, dict)
         state = "cancelled" if report.get("cancelled") else "done"
         self.statusBar().showMessage(
-            f"Analysis {state}: {report.get('scored', 0)} pairs scored, "
+            f"Analysis {state}: {report.get('pairs_scored', 0)} pairs scored, "
             f"{report.get('not_checked', 0)} sentences not checked",
             8000,
         )
