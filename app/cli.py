@@ -269,6 +269,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from app.io.exporter import export
     from app.store import Project
 
+    from models.errors import InputError
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError("is a folder; give a file name to export to", path=args.out)
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
     with Project.open(args.project) as project:
         project.refuse_output(args.out)
         n = export(project, args.out, fmt=args.format)

@@ -1,0 +1,249 @@
+"""Analysis runs: what happened is recorded, one analysis at a time, and a pair the parser
+cannot take never blocks the others."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from app import cli
+from app.analysis import analyze
+from app.gui.jobs import AnalysisRequest, run_analysis
+from app.io.importer import import_file
+from app.store import Project
+from app.store.schema import PairScoreRow, Run
+from models.checkers.base import PairInput
+from models.checkers.lexical import LexicalArcChecker
+from models.errors import ProjectError
+from models.parsing import load_pipeline
+from tests.conftest import PAIRS, write_jsonl
+
+
+def runs(project: Project) -> list[Run]:
+    with project.session() as s:
+        return list(s.scalars(select(Run).order_by(Run.id)))
+
+
+class Gated(LexicalArcChecker):
+    """The lexical checker that waits at its first batch until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.go = threading.Event()
+
+    def score(self, batch: Sequence[PairInput], **kw: Any) -> Any:
+        self.entered.set()
+        assert self.go.wait(60)
+        return super().score(batch, **kw)
+
+
+class Failing(LexicalArcChecker):
+    def __init__(self, exc: BaseException, after: int = 0) -> None:
+        super().__init__()
+        self.exc, self.left = exc, after
+
+    def score(self, batch: Sequence[PairInput], **kw: Any) -> Any:
+        if self.left == 0:
+            raise self.exc
+        self.left -= 1
+        return super().score(batch, **kw)
+
+
+# ---------------------------------------------------------------------- item 12
+def test_a_second_analysis_is_refused_while_one_runs(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    gated = Gated()
+    first: list[Any] = []
+    t = threading.Thread(target=lambda: first.append(analyze(project, [gated])))
+    t.start()
+    try:
+        assert gated.entered.wait(60)
+        # The same project opened again in this process (a window worker, an in-process command).
+        with Project.open(project.path) as again, pytest.raises(ProjectError) as err:
+            analyze(again, [LexicalArcChecker()])
+        assert "another analysis is running" in str(err.value)
+        assert "this program" in str(err.value)
+    finally:
+        gated.go.set()
+        t.join()
+    assert first[0].checkers[0].scored == 3 and first[0].status == "done"
+    assert [r.status for r in runs(project)] == ["done"]
+    assert project.stats()["checkers"]["lexical"]["scored_pairs"] == 3
+
+
+def test_a_run_of_another_live_process_refuses_a_second_analysis(
+    project: Project, pairs_file: Path, tmp_path: Path
+) -> None:
+    """Two processes: a command-line analyze while another process's run is going."""
+    import_file(project, pairs_file)
+    code = (
+        "import sys, time\n"
+        "from app.analysis import analyze\n"
+        "from app.store import Project\n"
+        "from models.checkers.lexical import LexicalArcChecker\n"
+        "class Slow(LexicalArcChecker):\n"
+        "    def score(self, batch, **kw):\n"
+        "        open(sys.argv[2], 'w').close()\n"
+        "        time.sleep(600)\n"
+        "with Project.open(sys.argv[1]) as p:\n"
+        "    analyze(p, [Slow()])\n"
+    )
+    flag = tmp_path / "scoring"
+    other = subprocess.Popen(
+        [sys.executable, "-c", code, str(project.path), str(flag)],
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        for _ in range(600):
+            if flag.exists() or other.poll() is not None:
+                break
+            threading.Event().wait(0.1)
+        assert flag.exists(), "the other analysis did not start"
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "analyze", str(project.path), "--checker", "lexical"],
+            cwd=Path(__file__).resolve().parents[2],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 2
+        assert "another analysis is running on this project" in done.stderr
+        assert f"process {other.pid}" in done.stderr and done.stderr.count("\n") == 1
+    finally:
+        other.kill()  # kill -9: its run stays "running"
+        other.wait()
+    assert [r.status for r in runs(project)] == ["running"]
+    # The next analysis finds the owner gone, records that, and does the work.
+    report = analyze(project, [LexicalArcChecker()])
+    assert report.checkers[0].scored == 3
+    assert [r.status for r in runs(project)] == ["interrupted", "done"]
+
+
+def test_cancel_ctrl_c_and_failures_are_recorded_as_such(
+    project: Project, pairs_file: Path
+) -> None:
+    import_file(project, pairs_file)
+    report = analyze(project, [LexicalArcChecker()], chunk_size=1, should_stop=lambda: True)
+    assert report.cancelled and report.status == "cancelled"
+    with pytest.raises(KeyboardInterrupt):
+        analyze(project, [Failing(KeyboardInterrupt(), after=1)], chunk_size=1)
+    with pytest.raises(RuntimeError):
+        analyze(project, [Failing(RuntimeError("scorer broke"), after=0)], chunk_size=1)
+    statuses = [(r.status, (r.settings or {}).get("error")) for r in runs(project)]
+    assert statuses == [
+        ("cancelled", None),
+        ("interrupted", None),
+        ("failed", "RuntimeError: scorer broke"),
+    ]
+    assert project.stats()["checkers"]["lexical"]["scored_pairs"] == 1  # the first chunk kept
+
+
+def test_ctrl_c_prints_the_json_object_and_an_exact_message(
+    project: Project, pairs_file: Path, monkeypatch, capsys
+) -> None:
+    import_file(project, pairs_file)
+    path = str(project.path)
+    project.close()
+    monkeypatch.setattr(
+        cli, "load_checkers", lambda *a, **k: [Failing(KeyboardInterrupt(), after=0)]
+    )
+    code = cli.main(["analyze", path, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 130
+    data = json.loads(out)
+    assert data["status"] == "interrupted" and data["cancelled"] is True
+    assert data["pairs_scored"] == 0
+    assert err == "factdesk: interrupted; finished chunks are saved; run analyze again to resume\n"
+    with Project.open(path) as again:
+        assert [r.status for r in runs(again)] == ["interrupted"]
+
+
+def test_a_disk_full_or_locked_run_is_not_recorded_done(project: Project, pairs_file: Path) -> None:
+    import_file(project, pairs_file)
+    with pytest.raises(ProjectError):
+        analyze(project, [Failing(ProjectError("disk full"), after=0)])
+    assert [r.status for r in runs(project)] == ["failed"]
+    assert "disk full" in runs(project)[0].settings["error"]
+
+
+# ---------------------------------------------------------------------- item 5
+def test_a_pair_over_the_parser_limit_is_not_checked_and_blocks_nothing(
+    project: Project, tmp_path: Path, monkeypatch
+) -> None:
+    long_source = "The council met on Monday and approved the budget. " * 6  # ~300 characters
+    records = [
+        PAIRS[0],
+        {"id": "long", "source": long_source, "output": "The council approved the budget."},
+        PAIRS[2],
+    ]
+    import_file(project, write_jsonl(tmp_path / "long.jsonl", records))
+    monkeypatch.setattr(load_pipeline(), "max_length", 200)  # spaCy refuses longer texts
+    report = analyze(project, [LexicalArcChecker()], chunk_size=8)
+    assert report.status == "done"
+    assert report.checkers[0].scored == 2 and report.checkers[0].not_checked_pairs == 1
+    [skipped] = report.not_checked_pairs
+    assert skipped.external_id == "long"
+    assert "source is 306 characters, over the parser's limit of 200" in skipped.reason
+    with project.session() as s:
+        rows = {r.output_id: r for r in s.scalars(select(PairScoreRow))}
+    assert len(rows) == 3
+    assert rows[skipped.output_id].score is None and "limit" in rows[skipped.output_id].reason
+    assert sum(r.score is not None for r in rows.values()) == 2
+    # It is not retried forever, and the next run is not blocked by it.
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0
+
+
+def test_a_pair_the_parser_fails_on_is_not_checked(
+    project: Project, pairs_file: Path, monkeypatch
+) -> None:
+    import_file(project, pairs_file)
+    import models.parsing
+
+    real = models.parsing.parse_many
+
+    def fussy(texts: Sequence[str], **kw: Any) -> Any:
+        if any("Acme" in t for t in texts):
+            raise ValueError("cannot parse this\nsecond line")
+        return real(texts, **kw)
+
+    monkeypatch.setattr("app.analysis.parse_many", fussy)
+    report = analyze(project, [LexicalArcChecker()])
+    assert report.checkers[0].scored == 2
+    assert [n.reason for n in report.not_checked_pairs] == ["the parser failed: cannot parse this"]
+
+
+# ---------------------------------------------------------------------- item 17
+def test_pairs_scored_counts_pairs_not_pairs_times_checkers(
+    project: Project, pairs_file: Path, monkeypatch
+) -> None:
+    import_file(project, pairs_file)
+
+    class Second(LexicalArcChecker):
+        name = "lexical-2"
+
+    import models.registry
+
+    monkeypatch.setattr(
+        models.registry,
+        "load_checker",
+        lambda n, **_k: LexicalArcChecker() if n == "lexical" else Second(),
+    )
+
+    class Ctx:
+        def progress(self, *_a: int) -> None: ...
+        def partial(self, _p: object) -> None: ...
+        def should_stop(self) -> bool:
+            return False
+
+    out = run_analysis(AnalysisRequest(str(project.path), ("lexical", "lexical-2")), Ctx())  # type: ignore[arg-type]
+    assert out["pairs_scored"] == 3 and out["scored"] == 6
