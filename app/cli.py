@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from models.errors import FactDeskError
+from models.errors import FactDeskError, InputError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        print(f"factdesk: error: {exc}", file=sys.stderr)
+        print(f"factdesk: error: {_describe(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--max-field-chars",
-        type=_positive_int,
+        type=int,
         default=None,
         help="longest text accepted in a field (default: the importer's limit)",
     )
@@ -118,14 +118,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------- helpers
-def _positive_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"{value} must be a positive number of characters")
-    return n
+def _describe(exc: FactDeskError) -> str:
+    """The one-line reason; an error about a whole file or record names no field."""
+    if isinstance(exc, InputError) and (not exc.field or exc.field.startswith("__")):
+        where = [str(x) for x in (exc.path,) if x is not None]
+        if exc.line is not None:
+            where.append(f"line {exc.line}")
+        return f"{', '.join(where)}: {exc.reason}" if where else exc.reason
+    return str(exc)
 
 
 def _field_note(field: str | None) -> str:
@@ -191,6 +191,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         system=args.system_field,
         context=args.context_field,
     )
+    if args.max_field_chars is not None and args.max_field_chars <= 0:
+        raise FactDeskError(
+            f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
+        )
     with Project.open(args.project) as project:
         project.refuse_output(args.file, action="import")
         update, close = _bar("importing", not args.json)
@@ -268,8 +272,6 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from app.io.exporter import export
     from app.store import Project
-
-    from models.errors import InputError
 
     out = Path(args.out)
     if out.is_dir():

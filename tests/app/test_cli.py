@@ -80,3 +80,49 @@ def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch
     # a second run reuses the project: nothing is imported or scored twice
     code, again, _ = run(capsys, "demo", "--no-window")
     assert code == 0 and again == out
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_max_field_chars_must_be_positive(tmp_path: Path, pairs_file: Path, capsys, value) -> None:
+    proj = str(tmp_path / "m.factdesk")
+    run(capsys, "new", proj)
+    code, out, err = run(capsys, "import", proj, str(pairs_file), "--max-field-chars", value)
+    assert code == 2 and out == ""
+    assert err == (
+        f"factdesk: error: --max-field-chars must be a positive number of characters, not {value}\n"
+    )
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["pairs"] == 0
+
+
+def test_messages_name_real_fields_only(tmp_path: Path, capsys) -> None:
+    proj = str(tmp_path / "f.factdesk")
+    run(capsys, "new", proj)
+    dup = tmp_path / "dup.csv"
+    dup.write_text("source,source,output\na,b,c\n", encoding="utf-8")
+    code, _, err = run(capsys, "import", proj, str(dup))
+    assert code == 2 and "duplicate column names" in err
+    assert "__file__" not in err and "field '" not in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"source": "A.", "output": "B."}\n{bad json\n', encoding="utf-8")
+    code, out, _ = run(capsys, "import", proj, str(bad), "--skip-invalid")
+    assert code == 0 and "line 2: malformed JSON" in out
+    assert "None" not in out
+
+
+def test_an_interrupted_import_says_nothing_was_imported(
+    tmp_path: Path, pairs_file: Path, capsys, monkeypatch
+) -> None:
+    import app.io.importer
+
+    proj = str(tmp_path / "i.factdesk")
+    run(capsys, "new", proj)
+
+    def interrupted(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app.io.importer, "import_file", interrupted)
+    code, _, err = run(capsys, "import", proj, str(pairs_file))
+    assert code == 130
+    assert err == "factdesk: interrupted; nothing was imported (an import is all or nothing)\n"
+    assert "saved" not in err
