@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,6 +125,7 @@ def analyze(
         rep.already_scored = total_pairs - len(todo[rep.name])
     union = sorted(set().union(*todo.values())) if todo else []
     if not union:
+        _record_dead_runs(project)
         return report
     parser = pipeline_version()
     limit = _max_chars()
@@ -232,13 +234,20 @@ def _external_id(project: Project, oid: int) -> str:
         return s.scalar(select(Output.external_id).where(Output.id == oid)) or str(oid)
 
 
-def _alive(owner: dict[str, Any]) -> bool:
-    """Whether the process that started a run still exists (unknown: assume it does)."""
+# Runs this process is doing now: a "running" run of this process that is not here was left by
+# an analysis whose end could not be written (disk full), not by one still going.
+_active_lock = threading.Lock()
+_active_runs: set[int] = set()
+
+
+def _alive(run_id: int, owner: dict[str, Any]) -> bool:
+    """Whether the process that started a run still runs it (unknown: assume it does)."""
     pid, host = owner.get("pid"), owner.get("host")
     if not isinstance(pid, int) or host != socket.gethostname():
         return pid is not None  # another machine (shared folder): cannot tell
     if pid == os.getpid():
-        return True
+        with _active_lock:
+            return run_id in _active_runs
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -246,6 +255,21 @@ def _alive(owner: dict[str, Any]) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _record_dead_runs(project: Project) -> None:
+    """Record runs left "running" by a process that is gone as interrupted."""
+    with project.session() as s:
+        dead = [
+            r.id
+            for r in s.scalars(select(Run).where(Run.status == "running"))
+            if not _alive(r.id, r.settings or {})
+        ]
+    if dead:
+        with project.write_session() as s:
+            for run in s.scalars(select(Run).where(Run.id.in_(dead), Run.status == "running")):
+                run.status = "interrupted"
+                run.finished_at = run.finished_at or now()
 
 
 def _claim_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
@@ -258,7 +282,7 @@ def _claim_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
     with project.write_session() as s:
         for run in s.scalars(select(Run).where(Run.status == "running")):
             settings = run.settings or {}
-            if _alive(settings):
+            if _alive(run.id, settings):
                 where = f"process {settings.get('pid')} on {settings.get('host')}"
                 if settings.get("pid") == os.getpid():
                     where = "this program"
@@ -284,12 +308,16 @@ def _claim_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
             s.add(run)
             s.flush()
             runs[checker.name] = run.id
+    with _active_lock:
+        _active_runs.update(runs.values())
     return runs
 
 
 def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
     """Record how the runs ended; if that cannot be written now, the next run will see them
     left by a process that is gone and record them as interrupted."""
+    with _active_lock:
+        _active_runs.difference_update(runs.values())
     try:
         with project.session() as s:
             for run_id in runs.values():

@@ -247,3 +247,31 @@ def test_pairs_scored_counts_pairs_not_pairs_times_checkers(
 
     out = run_analysis(AnalysisRequest(str(project.path), ("lexical", "lexical-2")), Ctx())  # type: ignore[arg-type]
     assert out["pairs_scored"] == 3 and out["scored"] == 6
+
+
+def test_a_run_whose_end_could_not_be_written_does_not_block_this_process(
+    project: Project, pairs_file: Path, monkeypatch
+) -> None:
+    """Disk full at the end of a run in the window: its next analysis must not be refused."""
+    import app.analysis
+
+    import_file(project, pairs_file)
+    real = app.analysis._finish_runs
+
+    def full(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
+        with app.analysis._active_lock:
+            app.analysis._active_runs.difference_update(runs.values())
+        raise ProjectError("disk full")
+
+    monkeypatch.setattr(app.analysis, "_finish_runs", full)
+    with pytest.raises(ProjectError, match="disk full"):
+        analyze(project, [LexicalArcChecker()])
+    assert [r.status for r in runs(project)] == ["running"]
+    monkeypatch.setattr(app.analysis, "_finish_runs", real)
+    # Nothing left to score: the left-over run is still recorded for what it was.
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0
+    assert [r.status for r in runs(project)] == ["interrupted"]
+    more = [dict(r, id=f"{r['id']}-new", output=r["output"] + " Again.") for r in PAIRS]
+    import_file(project, write_jsonl(pairs_file.with_name("more.jsonl"), more))
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 3
+    assert [r.status for r in runs(project)] == ["interrupted", "done"]
