@@ -50,6 +50,20 @@ def _sqlite_uri(path: Path, mode: str) -> str:
     return f"file:{quote(str(Path(path).absolute()))}?mode={mode}"
 
 
+def _read_only_uri(path: Path) -> str:
+    """How to read a project that cannot be written.
+
+    In a read-only folder SQLite cannot create the -shm it needs to read a WAL file; when there
+    is no -wal (the project was closed cleanly) the file alone is the whole project and can be
+    read as immutable.
+    """
+    folder_writable = os.access(Path(path).absolute().parent, os.W_OK)
+    wal = Path(str(path) + "-wal")
+    if folder_writable or (wal.exists() and wal.stat().st_size > 0):
+        return _sqlite_uri(path, "ro")
+    return _sqlite_uri(path, "ro") + "&immutable=1"
+
+
 def is_writable(path: Path) -> bool:
     """Whether the file and its folder (where the -wal and -shm live) can be written."""
     return os.access(path, os.W_OK) and os.access(Path(path).absolute().parent, os.W_OK)
@@ -60,7 +74,7 @@ def make_engine(path: Path, *, read_only: bool = False) -> Engine:
     # of the same engine; WAL lets readers through, and the timeout makes a writer wait for the
     # other's commit.
     if read_only:
-        uri = _sqlite_uri(path, "ro")
+        uri = _read_only_uri(path)
         engine = create_engine(
             "sqlite://",
             creator=lambda: sqlite3.connect(
@@ -122,7 +136,8 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
     # mode=rw never creates the file and, unlike mode=ro, removes the -wal/-shm it needed to
     # read a WAL file when it is the last connection; a read-only file can only take mode=ro.
     try:
-        con = sqlite3.connect(_sqlite_uri(path, "ro" if read_only else "rw"), uri=True)
+        uri = _read_only_uri(path) if read_only else _sqlite_uri(path, "rw")
+        con = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise ProjectError(f"{path}: cannot be opened ({exc}).") from exc
     try:

@@ -306,3 +306,22 @@ def test_work_left_in_the_wal_is_moved_into_the_file_on_open(filled: Path, tmp_p
     with Project.open(filled) as p:
         assert p.get_setting("left") == 1
         assert file_alone_has_it()
+
+
+def test_a_project_in_a_read_only_folder_can_be_read(
+    filled: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """No -shm can be made there: the closed project (no -wal) is read as immutable."""
+    real_access = os.access
+    folder = filled.parent.absolute()
+
+    def access(path: object, mode: int) -> bool:
+        if mode == os.W_OK and Path(str(path)).absolute() in (folder, filled.absolute()):
+            return False
+        return real_access(path, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", access)
+    assert db._read_only_uri(filled).endswith("mode=ro&immutable=1")
+    code, out, _ = run(capsys, "stats", str(filled), "--json")
+    assert code == 0 and '"pairs": 3' in out
+    assert side_files(filled) == []
