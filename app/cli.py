@@ -280,7 +280,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
     with Project.open(args.project) as project:
         project.refuse_output(args.out)
-        n = export(project, args.out, fmt=args.format)
+        try:
+            n = export(project, args.out, fmt=args.format)
+        except OSError as exc:  # disk full, no permission: the project itself is not touched
+            raise InputError(
+                f"cannot write the export ({exc.strerror or exc}); nothing was written",
+                path=args.out,
+            ) from exc
     _emit(
         args,
         {"written": n, "path": args.out, "format": args.format},

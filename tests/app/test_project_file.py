@@ -325,3 +325,24 @@ def test_a_project_in_a_read_only_folder_can_be_read(
     code, out, _ = run(capsys, "stats", str(filled), "--json")
     assert code == 0 and '"pairs": 3' in out
     assert side_files(filled) == []
+
+
+def test_disk_full_during_export_is_one_line_and_leaves_no_file(
+    filled: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    import errno
+
+    import app.io.exporter
+
+    def full(_project: object, fh: object, *_a: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(app.io.exporter, "_jsonl", full)
+    target = tmp_path / "out.jsonl"
+    code, out, err = run(capsys, "export", str(filled), str(target))
+    assert code == 2 and out == ""
+    assert err == (
+        f"factdesk: error: {target}: cannot write the export (No space left on device); "
+        "nothing was written\n"
+    )
+    assert not target.exists() and not target.with_name("out.jsonl.part").exists()
