@@ -210,6 +210,17 @@ def _cmd_import(args: argparse.Namespace) -> int:
                 ),
                 progress=update,
             )
+        except RecursionError as exc:  # json gives up on very deep nesting
+            raise InputError(
+                "a JSON record is nested too deeply to read; nothing was imported", path=args.file
+            ) from exc
+        except ValueError as exc:
+            if "integer string conversion" not in str(exc):
+                raise
+            raise InputError(
+                "a JSON record holds an integer with more than 4,300 digits; nothing was imported",
+                path=args.file,
+            ) from exc
         finally:
             close()
     lines = [f"imported {report.imported} pairs from {args.file}"]

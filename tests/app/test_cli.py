@@ -126,3 +126,19 @@ def test_an_interrupted_import_says_nothing_was_imported(
     assert code == 130
     assert err == "factdesk: interrupted; nothing was imported (an import is all or nothing)\n"
     assert "saved" not in err
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [("[" * 100_000 + "]" * 100_000, "nested too deeply"), ("9" * 5000, "more than 4,300 digits")],
+)
+def test_pathological_json_is_a_one_line_refusal(tmp_path: Path, capsys, value, reason) -> None:
+    proj = str(tmp_path / "d.factdesk")
+    run(capsys, "new", proj)
+    f = tmp_path / "odd.jsonl"
+    f.write_text(f'{{"source": "A.", "output": "B.", "extra": {value}}}\n', encoding="utf-8")
+    code, out, err = run(capsys, "import", proj, str(f))
+    assert code == 2 and out == ""
+    assert err.startswith(f"factdesk: error: {f}: ") and reason in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["pairs"] == 0
