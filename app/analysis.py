@@ -151,7 +151,9 @@ def analyze(
                 batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
                 results.append((checker, checker.score(batch, should_stop=should_stop)))
             unchecked = {
-                checker.name: {oid: refused[oid] for oid in ids if oid in refused}
+                checker.name: {
+                    oid: refused[oid] for oid in ids if oid in refused and oid in todo[checker.name]
+                }
                 for checker in checkers
                 if any(oid in todo[checker.name] for oid in refused)
             }

@@ -284,16 +284,6 @@ def release(engine: Engine) -> None:
     engine.dispose()  # not registered (made directly): close it all the same
 
 
-def open_users(path: Path) -> int:
-    """How many open Projects of this process share the file's engine (0: not open here)."""
-    with _registry_lock:
-        try:
-            shared = _registry.get(_key(path))
-        except OSError:
-            return 0
-        return 0 if shared is None else shared.users
-
-
 # ---------------------------------------------------------------------- outputs beside a project
 def project_files(path: Path) -> list[Path]:
     """The project file and the side files SQLite keeps beside it, links resolved."""
