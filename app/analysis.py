@@ -3,7 +3,9 @@
 Analysis is incremental: a pair is scored by a checker only when it has no score from that
 checker's current version. Each chunk of pairs is parsed once, scored by every checker that
 needs it, and written in one transaction, so cancelling (or a crash) leaves every finished chunk
-stored and nothing half-written; running again resumes where it stopped.
+stored and nothing half-written; running again resumes where it stopped. A chunk is claimed
+before it is parsed, so analyses of one project running at the same time score different pairs.
+Every run records how it ended (done, cancelled, interrupted, failed).
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from app.store.project import Project, now
 from app.store.schema import (
     ArcRow,
     ArcScoreRow,
+    Claim,
     Output,
     PairScoreRow,
     Run,
@@ -30,7 +34,7 @@ from app.store.schema import (
 )
 from models.checkers.base import Checker, PairInput, PairScore
 from models.document import ParsedText
-from models.errors import Cancelled, FactDeskError, ProjectError
+from models.errors import Cancelled, FactDeskError
 from models.parsing import load_pipeline, parse_many, pipeline_version
 
 Progress = Callable[[int, int], None]
@@ -66,6 +70,8 @@ class AnalysisReport:
     status: str = "done"
     pairs: set[int] = field(default_factory=set)  # output ids scored by at least one checker
     not_checked_pairs: list[NotChecked] = field(default_factory=list)
+    # Pairs that another analysis of the project scored (or was scoring) at the same time.
+    left_to_others: set[int] = field(default_factory=set)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +80,7 @@ class AnalysisReport:
             "scored": sum(c.scored for c in self.checkers),
             "not_checked": sum(c.not_checked_sentences for c in self.checkers),
             "not_checked_pairs": [n.__dict__ for n in self.not_checked_pairs],
+            "left_to_other_analysis": len(self.left_to_others),
             "cancelled": self.cancelled,
             "status": self.status,
             "checkers": [c.__dict__ for c in self.checkers],
@@ -101,10 +108,10 @@ def analyze(
 ) -> AnalysisReport:
     """Score every pair that lacks a score from each checker's current version.
 
-    One analysis runs on a project at a time: a second one (another process, or another thread
-    of this one) is refused with a :class:`ProjectError` that says who runs the first. A run
-    left "running" by a process that no longer exists (kill -9, power loss) is recorded as
-    "interrupted" when the next one starts.
+    Analyses of one project at the same time (two terminals, the window and a terminal) share
+    the work: each claims a chunk before scoring it, so every pair is scored once. A run left
+    "running" by a process that no longer exists (kill -9, power loss) is recorded as
+    "interrupted", and its claims freed, when the next one starts.
 
     Args:
         project: the open project.
@@ -129,14 +136,18 @@ def analyze(
         return report
     parser = pipeline_version()
     limit = _max_chars()
-    runs = _claim_runs(project, [c for c in checkers if todo[c.name]], parser)
+    runs = _start_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
     status, error = "interrupted", None
     try:
-        for lo in range(0, len(union), chunk_size):
+        rest = union
+        while True:
             if should_stop is not None and should_stop():
                 raise Cancelled("analysis cancelled")
-            ids = union[lo : lo + chunk_size]
+            need, rest = _claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
+            if not need:
+                break
+            ids = list(need)
             texts = _texts(project, ids)
             refused = _too_long(texts, limit)
             docs = _parse(
@@ -145,19 +156,19 @@ def analyze(
             idmaps = _store_parse(project, docs)
             results: list[tuple[Checker, list[PairScore]]] = []
             for checker in checkers:
-                mine = [oid for oid in ids if oid in todo[checker.name] and oid in docs]
+                mine = [oid for oid in ids if checker.name in need[oid] and oid in docs]
                 if not mine:
                     continue
                 batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
                 results.append((checker, checker.score(batch, should_stop=should_stop)))
             unchecked = {
                 checker.name: {
-                    oid: refused[oid] for oid in ids if oid in refused and oid in todo[checker.name]
+                    oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
                 }
                 for checker in checkers
-                if any(oid in todo[checker.name] for oid in refused)
+                if any(checker.name in need[oid] for oid in refused)
             }
-            _store_scores(project, runs, results, unchecked, idmaps, report)
+            _store_scores(project, runs, results, unchecked, idmaps, report, ids)
             report.not_checked_pairs += [
                 NotChecked(oid, _external_id(project, oid), refused[oid])
                 for oid in ids
@@ -165,7 +176,7 @@ def analyze(
             ]
             done += len(ids)
             if progress is not None:
-                progress(done, len(union))
+                progress(done, len(union) - len(report.left_to_others))
             if on_chunk is not None:
                 on_chunk(ids)
         status = "done"
@@ -182,6 +193,73 @@ def analyze(
         report.status = status
         _finish_runs(project, runs, status, error)
     return report
+
+
+def _claim_chunk(
+    project: Project,
+    checkers: Sequence[Checker],
+    runs: dict[str, int],
+    todo: dict[str, set[int]],
+    rest: list[int],
+    chunk_size: int,
+    report: AnalysisReport,
+) -> tuple[dict[int, set[str]], list[int]]:
+    """Claim the next pairs to score: {output id: checkers that still need it}, and what is left.
+
+    A pair that another analysis has scored or claimed since this one started is left to it,
+    so two analyses of one project share the work instead of both doing all of it. The check
+    and the claims are one write transaction.
+    """
+    need: dict[int, set[str]] = {}
+    pos = 0
+    with project.write_session() as s:
+        while len(need) < chunk_size and pos < len(rest):
+            window = rest[pos : pos + 4 * chunk_size]
+            pos += len(window)
+            taken: set[tuple[str, int]] = set()
+            for checker in checkers:
+                if checker.name not in runs:
+                    continue
+                for table in (PairScoreRow, Claim):
+                    taken.update(
+                        (checker.name, oid)
+                        for oid in s.scalars(
+                            select(table.output_id).where(
+                                table.checker == checker.name,
+                                table.version == checker.version,
+                                table.output_id.in_(window),
+                            )
+                        )
+                    )
+            for n, oid in enumerate(window):
+                wanted = {
+                    c.name
+                    for c in checkers
+                    if oid in todo[c.name] and c.name in runs and (c.name, oid) not in taken
+                }
+                if wanted:
+                    need[oid] = wanted
+                elif any(oid in todo[c.name] for c in checkers):
+                    report.left_to_others.add(oid)
+                if len(need) == chunk_size:
+                    pos -= len(window) - n - 1  # the rest of the window is looked at next time
+                    break
+        versions = {c.name: c.version for c in checkers}
+        project.bulk_insert(
+            s,
+            Claim,
+            (
+                {
+                    "run_id": runs[name],
+                    "checker": name,
+                    "version": versions[name],
+                    "output_id": oid,
+                }
+                for oid, names in need.items()
+                for name in sorted(names)
+            ),
+        )
+    return need, rest[pos:]
 
 
 def _max_chars() -> int:
@@ -259,6 +337,14 @@ def _alive(run_id: int, owner: dict[str, Any]) -> bool:
     return True
 
 
+def _interrupt(s: Session, run_ids: Sequence[int]) -> None:
+    """Record runs whose process is gone as interrupted and free the pairs they had claimed."""
+    for run in s.scalars(select(Run).where(Run.id.in_(run_ids), Run.status == "running")):
+        run.status = "interrupted"  # killed or crashed
+        run.finished_at = run.finished_at or now()
+    s.execute(delete(Claim).where(Claim.run_id.in_(run_ids)))
+
+
 def _record_dead_runs(project: Project) -> None:
     """Record runs left "running" by a process that is gone as interrupted."""
     with project.session() as s:
@@ -269,32 +355,15 @@ def _record_dead_runs(project: Project) -> None:
         ]
     if dead:
         with project.write_session() as s:
-            for run in s.scalars(select(Run).where(Run.id.in_(dead), Run.status == "running")):
-                run.status = "interrupted"
-                run.finished_at = run.finished_at or now()
+            _interrupt(s, dead)
 
 
-def _claim_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
-    """Start a run per checker, or refuse when another analysis of this project is running.
-
-    The check and the new runs are one write transaction, so two analyses started at the same
-    moment cannot both pass it.
-    """
+def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
+    """Start a run per checker; runs left by processes that are gone are recorded first."""
     owner = {"parser": parser, "pid": os.getpid(), "host": socket.gethostname()}
     with project.write_session() as s:
-        for run in s.scalars(select(Run).where(Run.status == "running")):
-            settings = run.settings or {}
-            if _alive(run.id, settings):
-                where = f"process {settings.get('pid')} on {settings.get('host')}"
-                if settings.get("pid") == os.getpid():
-                    where = "this program"
-                raise ProjectError(
-                    f"{project.path}: another analysis is running on this project "
-                    f"({run.display_name}, started {run.started_at:%Y-%m-%d %H:%M:%S} UTC by "
-                    f"{where}); wait for it to finish or cancel it, then run analyze again."
-                )
-            run.status = "interrupted"  # its process is gone: killed or crashed
-            run.finished_at = run.finished_at or now()
+        running = s.scalars(select(Run).where(Run.status == "running")).all()
+        _interrupt(s, [r.id for r in running if not _alive(r.id, r.settings or {})])
         runs = {}
         for checker in checkers:
             run = Run(
@@ -322,6 +391,7 @@ def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str
         _active_runs.difference_update(runs.values())
     try:
         with project.session() as s:
+            s.execute(delete(Claim).where(Claim.run_id.in_(list(runs.values()))))
             for run_id in runs.values():
                 run = s.get(Run, run_id)
                 assert run is not None
@@ -449,10 +519,17 @@ def _store_scores(
     unchecked: dict[str, dict[int, str]],
     idmaps: IdMaps,
     report: AnalysisReport,
+    ids: Sequence[int],
 ) -> None:
     reps = {r.name: r for r in report.checkers}
     versions = {r.name: r.version for r in report.checkers}
     with project.session() as s:
+        # The chunk's claims go with its scores: one commit, nothing claimed and unscored.
+        s.execute(
+            delete(Claim).where(
+                Claim.run_id.in_(list(runs.values())), Claim.output_id.in_(list(ids))
+            )
+        )
         for name, reasons in unchecked.items():
             project.replace_scores(s, name, versions[name], list(reasons))
             project.bulk_insert(

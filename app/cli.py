@@ -272,6 +272,11 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             f"{c.display_name} ({c.name} {c.version}): scored {c.scored} pairs, "
             f"{c.already_scored} already scored, {c.not_checked_sentences} of {c.sentences} sentences not checked"
         )
+    if report.left_to_others:
+        lines.append(
+            f"{len(report.left_to_others)} pairs left to another analysis of this project "
+            "running at the same time"
+        )
     for n in report.not_checked_pairs:
         lines.append(f"not checked: {n.external_id}: {n.reason}")
     if report.cancelled:

@@ -120,6 +120,23 @@ class Run(Base):
     scored: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class Claim(Base):
+    """A pair that a running analysis run is scoring for a checker version.
+
+    Two analyses of one project (two terminals, the window and a terminal) claim chunks of pairs
+    before scoring them, so each pair is scored once. Claims are deleted with the chunk's scores,
+    when the run ends, or when a later run finds the claiming process gone.
+    """
+
+    __tablename__ = "claims"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id"))
+    __table_args__ = (UniqueConstraint("checker", "version", "output_id"),)
+
+
 class PairScoreRow(Base):
     __tablename__ = "pair_scores"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
