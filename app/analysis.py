@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -320,6 +322,49 @@ _active_lock = threading.Lock()
 _active_runs: set[int] = set()
 
 
+def _process_started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), to tell a reused pid apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # Field 22; the command name (field 2, in parentheses) may itself hold spaces.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_exists(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process there
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owner(parser: str) -> dict[str, Any]:
+    """Who runs an analysis: stored with its runs so that a later one can tell if it is gone."""
+    pid = os.getpid()
+    return {
+        "parser": parser,
+        "pid": pid,
+        "host": socket.gethostname(),
+        "process_started": _process_started(pid),
+    }
+
+
 def _alive(run_id: int, owner: dict[str, Any]) -> bool:
     """Whether the process that started a run still runs it (unknown: assume it does)."""
     pid, host = owner.get("pid"), owner.get("host")
@@ -328,13 +373,11 @@ def _alive(run_id: int, owner: dict[str, Any]) -> bool:
     if pid == os.getpid():
         with _active_lock:
             return run_id in _active_runs
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not _pid_exists(pid):
         return False
-    except PermissionError:
-        return True
-    return True
+    started = owner.get("process_started")
+    # The pid may have been given to another program since: then the start times differ.
+    return started is None or _process_started(pid) in (None, started)
 
 
 def _interrupt(s: Session, run_ids: Sequence[int]) -> None:
@@ -360,7 +403,7 @@ def _record_dead_runs(project: Project) -> None:
 
 def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
     """Start a run per checker; runs left by processes that are gone are recorded first."""
-    owner = {"parser": parser, "pid": os.getpid(), "host": socket.gethostname()}
+    owner = _owner(parser)
     with project.write_session() as s:
         running = s.scalars(select(Run).where(Run.status == "running")).all()
         _interrupt(s, [r.id for r in running if not _alive(r.id, r.settings or {})])

@@ -279,3 +279,34 @@ def test_a_run_whose_end_could_not_be_written_does_not_block_this_process(
     import_file(project, write_jsonl(pairs_file.with_name("more.jsonl"), more))
     assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 3
     assert [r.status for r in runs(project)] == ["interrupted", "done"]
+
+
+def test_a_dead_run_whose_pid_was_reused_is_recorded_interrupted(
+    project: Project, pairs_file: Path
+) -> None:
+    """kill -9, and the pid now belongs to another program (here: this test process)."""
+    import os
+    import socket
+
+    import app.analysis
+
+    import_file(project, pairs_file)
+    with project.session() as s:
+        s.add(
+            Run(
+                checker="lexical",
+                version="old",
+                display_name="lexical baseline",
+                grain="arc",
+                settings={
+                    "pid": os.getppid(),  # alive, but started at another time than recorded
+                    "host": socket.gethostname(),
+                    "process_started": "1",
+                },
+                started_at=app.analysis.now(),
+                status="running",
+                scored=0,
+            )
+        )
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 3
+    assert [r.status for r in runs(project)] == ["interrupted", "done"]
