@@ -11,6 +11,7 @@ Every run records how it ended (done, cancelled, interrupted, failed).
 from __future__ import annotations
 
 import os
+import pickle
 import socket
 import sys
 import threading
@@ -87,6 +88,40 @@ class AnalysisReport:
             "status": self.status,
             "checkers": [c.__dict__ for c in self.checkers],
         }
+
+
+def load_checkers(
+    names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
+) -> list[Checker]:
+    """Load checkers by registry name (None: the default checkers).
+
+    Raises:
+        FactDeskError: a checker that cannot be loaded, with the model directory and why (a
+            damaged ``model.pt`` or ``pytorch_model.bin`` included), instead of a traceback.
+    """
+    from models.errors import ModelLoadError
+    from models.registry import default_checkers, load_checker
+
+    chosen = list(names) if names else default_checkers()
+    loaded = []
+    for name in chosen:
+        try:
+            loaded.append(load_checker(name, device=device, model_dir=model_dir))  # type: ignore[arg-type]
+        except (FactDeskError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - torch, pickle, transformers, onnxruntime errors
+            lines = str(exc).strip().splitlines()
+            if isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc):
+                # torch refused to unpickle it: never suggest loading it unsafely.
+                why = (
+                    "a weights file is damaged or not a plain PyTorch state dict; nothing of it ran"
+                )
+            else:
+                why = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+            raise ModelLoadError(
+                f"{model_dir or name}: cannot load the '{name}' checker ({why})."
+            ) from exc
+    return loaded
 
 
 def pending(project: Project, checker: Checker) -> list[int]:

@@ -244,10 +244,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def load_checkers(
     names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
 ) -> list[Any]:
-    from models.registry import default_checkers, load_checker
+    from app.analysis import load_checkers as load
 
-    chosen = list(names) if names else default_checkers()
-    return [load_checker(n, device=device, model_dir=model_dir) for n in chosen]  # type: ignore[arg-type]
+    return list(load(names, device=device, model_dir=model_dir))
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:

@@ -51,13 +51,9 @@ class DemoRequest:
 
 
 def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
-    from app.analysis import analyze
-    from models.registry import load_checker
+    from app.analysis import analyze, load_checkers
 
-    checkers = [
-        load_checker(n, device=req.device, model_dir=req.model_dir)  # type: ignore[arg-type]
-        for n in req.checkers
-    ]
+    checkers = load_checkers(req.checkers, device=req.device, model_dir=req.model_dir)
     with Project.open(req.project_path) as project:
         report = analyze(
             project,

@@ -142,3 +142,30 @@ def test_pathological_json_is_a_one_line_refusal(tmp_path: Path, capsys, value, 
     assert err.startswith(f"factdesk: error: {f}: ") and reason in err and err.count("\n") == 1
     code, out, _ = run(capsys, "stats", proj, "--json")
     assert json.loads(out)["pairs"] == 0
+
+
+def test_a_damaged_model_file_is_a_one_line_error(tmp_path: Path, pairs_file: Path, capsys) -> None:
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    proj = str(tmp_path / "m.factdesk")
+    run(capsys, "new", proj)
+    run(capsys, "import", proj, str(pairs_file))
+    model = tmp_path / "nli-model"
+    model.mkdir()
+    (model / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "bert",
+                "architectures": ["BertForSequenceClassification"],
+                "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    (model / "pytorch_model.bin").write_bytes(b"garbage, not a pickle")
+    code, out, err = run(capsys, "analyze", proj, "--checker", "nli", "--model-dir", str(model))
+    assert code == 2 and out == ""
+    assert err.startswith(f"factdesk: error: {model}: cannot load the 'nli' checker (")
+    assert err.count("\n") == 1 and "weights_only" not in err
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["checkers"] == {}
