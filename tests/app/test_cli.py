@@ -169,3 +169,37 @@ def test_a_damaged_model_file_is_a_one_line_error(tmp_path: Path, pairs_file: Pa
     assert err.count("\n") == 1 and "weights_only" not in err
     code, out, _ = run(capsys, "stats", proj, "--json")
     assert json.loads(out)["checkers"] == {}
+
+
+def test_demo_reset_refuses_a_demo_project_that_is_open(tmp_path: Path, capsys) -> None:
+    import subprocess
+    import sys
+
+    from app.store import Project
+
+    path = tmp_path / "demo.factdesk"
+    Project.create(path).close()
+    with Project.open(path):  # the window of this process has it open
+        code, _, err = run(capsys, "demo", "--no-window", "--reset", "--project", str(path))
+        assert code == 2 and "open in FactDesk" in err
+    holder = subprocess.Popen(  # another program has it open
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            "c.execute('SELECT 1 FROM settings').fetchall(); print('ready', flush=True); "
+            "sys.stdin.read()",
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        code, _, err = run(capsys, "demo", "--no-window", "--reset", "--project", str(path))
+        assert code == 2 and "open in FactDesk" in err
+    finally:
+        holder.communicate("")
+    with Project.open(path) as p:
+        assert p.get_setting("taxonomy")  # still the same project
