@@ -51,9 +51,14 @@ class DemoRequest:
 
 
 def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
-    from app.analysis import analyze, load_checkers
+    from app.analysis import analyze
+    from models.registry import load_checker
 
-    checkers = load_checkers(req.checkers, device=req.device, model_dir=req.model_dir)
+    # Loading errors reach the window's one error handler as they are.
+    checkers = [
+        load_checker(n, device=req.device, model_dir=req.model_dir)  # type: ignore[arg-type]
+        for n in req.checkers
+    ]
     with Project.open(req.project_path) as project:
         report = analyze(
             project,
