@@ -3,21 +3,31 @@
 Analysis is incremental: a pair is scored by a checker only when it has no score from that
 checker's current version. Each chunk of pairs is parsed once, scored by every checker that
 needs it, and written in one transaction, so cancelling (or a crash) leaves every finished chunk
-stored and nothing half-written; running again resumes where it stopped.
+stored and nothing half-written; running again resumes where it stopped. A chunk is claimed
+before it is parsed, so analyses of one project running at the same time score different pairs.
+Every run records how it ended (done, cancelled, interrupted, failed).
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import socket
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from app.store.project import Project, now
 from app.store.schema import (
     ArcRow,
     ArcScoreRow,
+    Claim,
     Output,
     PairScoreRow,
     Run,
@@ -27,8 +37,8 @@ from app.store.schema import (
 )
 from models.checkers.base import Checker, PairInput, PairScore
 from models.document import ParsedText
-from models.errors import Cancelled
-from models.parsing import parse_many, pipeline_version
+from models.errors import Cancelled, FactDeskError
+from models.parsing import load_pipeline, parse_many, pipeline_version
 
 Progress = Callable[[int, int], None]
 
@@ -42,20 +52,76 @@ class CheckerReport:
     already_scored: int = 0
     not_checked_sentences: int = 0
     sentences: int = 0
+    not_checked_pairs: int = 0
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """A pair that no checker could look at, and why."""
+
+    output_id: int
+    external_id: str
+    reason: str
 
 
 @dataclass
 class AnalysisReport:
+    """What one run did. ``status`` is the run's recorded status (see :class:`Run`)."""
+
     checkers: list[CheckerReport] = field(default_factory=list)
     cancelled: bool = False
+    status: str = "done"
+    pairs: set[int] = field(default_factory=set)  # output ids scored by at least one checker
+    not_checked_pairs: list[NotChecked] = field(default_factory=list)
+    # Pairs that another analysis of the project scored (or was scoring) at the same time.
+    left_to_others: set[int] = field(default_factory=set)
 
     def to_json(self) -> dict[str, Any]:
         return {
+            # "scored" counts (pair, checker) scores; "pairs_scored" counts pairs.
+            "pairs_scored": len(self.pairs),
             "scored": sum(c.scored for c in self.checkers),
             "not_checked": sum(c.not_checked_sentences for c in self.checkers),
+            "not_checked_pairs": [n.__dict__ for n in self.not_checked_pairs],
+            "left_to_other_analysis": len(self.left_to_others),
             "cancelled": self.cancelled,
+            "status": self.status,
             "checkers": [c.__dict__ for c in self.checkers],
         }
+
+
+def load_checkers(
+    names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
+) -> list[Checker]:
+    """Load checkers by registry name (None: the default checkers).
+
+    Raises:
+        FactDeskError: a checker that cannot be loaded, with the model directory and why (a
+            damaged ``model.pt`` or ``pytorch_model.bin`` included), instead of a traceback.
+    """
+    from models.errors import ModelLoadError
+    from models.registry import default_checkers, load_checker
+
+    chosen = list(names) if names else default_checkers()
+    loaded = []
+    for name in chosen:
+        try:
+            loaded.append(load_checker(name, device=device, model_dir=model_dir))  # type: ignore[arg-type]
+        except (FactDeskError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - torch, pickle, transformers, onnxruntime errors
+            lines = str(exc).strip().splitlines()
+            if isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc):
+                # torch refused to unpickle it: never suggest loading it unsafely.
+                why = (
+                    "a weights file is damaged or not a plain PyTorch state dict; nothing of it ran"
+                )
+            else:
+                why = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+            raise ModelLoadError(
+                f"{model_dir or name}: cannot load the '{name}' checker ({why})."
+            ) from exc
+    return loaded
 
 
 def pending(project: Project, checker: Checker) -> list[int]:
@@ -75,8 +141,14 @@ def analyze(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     on_chunk: Callable[[list[int]], None] | None = None,
+    report: AnalysisReport | None = None,
 ) -> AnalysisReport:
     """Score every pair that lacks a score from each checker's current version.
+
+    Analyses of one project at the same time (two terminals, the window and a terminal) share
+    the work: each claims a chunk before scoring it, so every pair is scored once. A run left
+    "running" by a process that no longer exists (kill -9, power loss) is recorded as
+    "interrupted", and its claims freed, when the next one starts.
 
     Args:
         project: the open project.
@@ -85,73 +157,329 @@ def analyze(
         progress: called with (pairs done, pairs to do).
         should_stop: checked between chunks (and by checkers between their batches).
         on_chunk: called with the output ids of each committed chunk.
+        report: filled in as the run goes (so that a caller interrupted by Ctrl-C still has
+            what was done); a new one when None.
     """
+    if report is None:
+        report = AnalysisReport()
+    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
     todo = {c.name: set(pending(project, c)) for c in checkers}
-    report = AnalysisReport([CheckerReport(c.name, c.display_name, c.version) for c in checkers])
     total_pairs = project.count_pairs()
     for rep in report.checkers:
         rep.already_scored = total_pairs - len(todo[rep.name])
     union = sorted(set().union(*todo.values())) if todo else []
     if not union:
+        _record_dead_runs(project)
         return report
     parser = pipeline_version()
-    runs = {c.name: _start_run(project, c, parser) for c in checkers if todo[c.name]}
+    limit = _max_chars()
+    runs = _start_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
+    status, error = "interrupted", None
     try:
-        for lo in range(0, len(union), chunk_size):
+        rest = union
+        while True:
             if should_stop is not None and should_stop():
                 raise Cancelled("analysis cancelled")
-            ids = union[lo : lo + chunk_size]
+            need, rest = _claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
+            if not need:
+                break
+            ids = list(need)
             texts = _texts(project, ids)
-            parsed = parse_many(
-                [t for pair in texts.values() for t in pair], should_stop=should_stop
+            refused = _too_long(texts, limit)
+            docs = _parse(
+                {oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop
             )
-            docs = {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
             idmaps = _store_parse(project, docs)
             results: list[tuple[Checker, list[PairScore]]] = []
             for checker in checkers:
-                mine = [oid for oid in ids if oid in todo[checker.name]]
+                mine = [oid for oid in ids if checker.name in need[oid] and oid in docs]
                 if not mine:
                     continue
                 batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
                 results.append((checker, checker.score(batch, should_stop=should_stop)))
-            _store_scores(project, runs, results, idmaps, report)
+            unchecked = {
+                checker.name: {
+                    oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
+                }
+                for checker in checkers
+                if any(checker.name in need[oid] for oid in refused)
+            }
+            _store_scores(project, runs, results, unchecked, idmaps, report, ids)
+            report.not_checked_pairs += [
+                NotChecked(oid, _external_id(project, oid), refused[oid])
+                for oid in ids
+                if oid in refused
+            ]
             done += len(ids)
             if progress is not None:
-                progress(done, len(union))
+                progress(done, len(union) - len(report.left_to_others))
             if on_chunk is not None:
                 on_chunk(ids)
+        status = "done"
     except Cancelled:
         report.cancelled = True
+        status = "cancelled"
+    except KeyboardInterrupt:
+        report.cancelled = True
+        raise
+    except BaseException as exc:
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        raise
     finally:
-        for run_id in runs.values():
-            _finish_run(project, run_id, "cancelled" if report.cancelled else "done")
+        report.status = status
+        _finish_runs(project, runs, status, error)
     return report
 
 
-def _start_run(project: Project, checker: Checker, parser: str) -> int:
-    with project.session() as s:
-        run = Run(
-            checker=checker.name,
-            version=checker.version,
-            display_name=checker.display_name,
-            grain=checker.grain,
-            settings={"parser": parser},
-            started_at=now(),
-            status="running",
-            scored=0,
+def _claim_chunk(
+    project: Project,
+    checkers: Sequence[Checker],
+    runs: dict[str, int],
+    todo: dict[str, set[int]],
+    rest: list[int],
+    chunk_size: int,
+    report: AnalysisReport,
+) -> tuple[dict[int, set[str]], list[int]]:
+    """Claim the next pairs to score: {output id: checkers that still need it}, and what is left.
+
+    A pair that another analysis has scored or claimed since this one started is left to it,
+    so two analyses of one project share the work instead of both doing all of it. The check
+    and the claims are one write transaction.
+    """
+    need: dict[int, set[str]] = {}
+    pos = 0
+    with project.write_session() as s:
+        while len(need) < chunk_size and pos < len(rest):
+            window = rest[pos : pos + 4 * chunk_size]
+            pos += len(window)
+            taken: set[tuple[str, int]] = set()
+            for checker in checkers:
+                if checker.name not in runs:
+                    continue
+                for table in (PairScoreRow, Claim):
+                    taken.update(
+                        (checker.name, oid)
+                        for oid in s.scalars(
+                            select(table.output_id).where(
+                                table.checker == checker.name,
+                                table.version == checker.version,
+                                table.output_id.in_(window),
+                            )
+                        )
+                    )
+            for n, oid in enumerate(window):
+                wanted = {
+                    c.name
+                    for c in checkers
+                    if oid in todo[c.name] and c.name in runs and (c.name, oid) not in taken
+                }
+                if wanted:
+                    need[oid] = wanted
+                elif any(oid in todo[c.name] for c in checkers):
+                    report.left_to_others.add(oid)
+                if len(need) == chunk_size:
+                    pos -= len(window) - n - 1  # the rest of the window is looked at next time
+                    break
+        versions = {c.name: c.version for c in checkers}
+        project.bulk_insert(
+            s,
+            Claim,
+            (
+                {
+                    "run_id": runs[name],
+                    "checker": name,
+                    "version": versions[name],
+                    "output_id": oid,
+                }
+                for oid, names in need.items()
+                for name in sorted(names)
+            ),
         )
-        s.add(run)
-        s.flush()
-        return run.id
+    return need, rest[pos:]
 
 
-def _finish_run(project: Project, run_id: int, status: str) -> None:
+def _max_chars() -> int:
+    """The parser's length limit (characters) for one text."""
+    return int(load_pipeline().max_length)
+
+
+def _too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
+    """Pairs whose source or output is over the parser's limit, with the reason."""
+    refused = {}
+    for oid, (src, out) in texts.items():
+        for what, t in (("source", src), ("output", out)):
+            if len(t) > limit:
+                refused[oid] = (
+                    f"{what} is {len(t):,} characters, over the parser's limit of {limit:,}"
+                )
+                break
+    return refused
+
+
+def _parse(
+    texts: dict[int, tuple[str, str]],
+    refused: dict[int, str],
+    should_stop: Callable[[], bool] | None,
+) -> dict[int, tuple[ParsedText, ParsedText]]:
+    """Parse each pair's source and output; a pair the parser fails on goes to ``refused``.
+
+    The chunk is parsed at once; when that fails, pair by pair, so one bad pair never blocks
+    the others.
+    """
+    try:
+        parsed = parse_many([t for pair in texts.values() for t in pair], should_stop=should_stop)
+    except (Cancelled, KeyboardInterrupt, FactDeskError):
+        raise
+    except Exception:  # noqa: BLE001 - find the pair at fault below and record why
+        docs = {}
+        for oid, (src, out) in texts.items():
+            try:
+                one = parse_many([src, out], should_stop=should_stop)
+            except (Cancelled, KeyboardInterrupt, FactDeskError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - recorded as the pair's reason
+                refused[oid] = f"the parser failed: {str(exc).splitlines()[0][:300]}"
+            else:
+                docs[oid] = (one[0], one[1])
+        return docs
+    return {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
+
+
+def _external_id(project: Project, oid: int) -> str:
     with project.session() as s:
-        run = s.get(Run, run_id)
-        assert run is not None
-        run.status = status
-        run.finished_at = now()
+        return s.scalar(select(Output.external_id).where(Output.id == oid)) or str(oid)
+
+
+# Runs this process is doing now: a "running" run of this process that is not here was left by
+# an analysis whose end could not be written (disk full), not by one still going.
+_active_lock = threading.Lock()
+_active_runs: set[int] = set()
+
+
+def _process_started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), to tell a reused pid apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # Field 22; the command name (field 2, in parentheses) may itself hold spaces.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_exists(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process there
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owner(parser: str) -> dict[str, Any]:
+    """Who runs an analysis: stored with its runs so that a later one can tell if it is gone."""
+    pid = os.getpid()
+    return {
+        "parser": parser,
+        "pid": pid,
+        "host": socket.gethostname(),
+        "process_started": _process_started(pid),
+    }
+
+
+def _alive(run_id: int, owner: dict[str, Any]) -> bool:
+    """Whether the process that started a run still runs it (unknown: assume it does)."""
+    pid, host = owner.get("pid"), owner.get("host")
+    if not isinstance(pid, int) or host != socket.gethostname():
+        return pid is not None  # another machine (shared folder): cannot tell
+    if pid == os.getpid():
+        with _active_lock:
+            return run_id in _active_runs
+    if not _pid_exists(pid):
+        return False
+    started = owner.get("process_started")
+    # The pid may have been given to another program since: then the start times differ.
+    return started is None or _process_started(pid) in (None, started)
+
+
+def _interrupt(s: Session, run_ids: Sequence[int]) -> None:
+    """Record runs whose process is gone as interrupted and free the pairs they had claimed."""
+    for run in s.scalars(select(Run).where(Run.id.in_(run_ids), Run.status == "running")):
+        run.status = "interrupted"  # killed or crashed
+        run.finished_at = run.finished_at or now()
+    s.execute(delete(Claim).where(Claim.run_id.in_(run_ids)))
+
+
+def _record_dead_runs(project: Project) -> None:
+    """Record runs left "running" by a process that is gone as interrupted."""
+    with project.session() as s:
+        dead = [
+            r.id
+            for r in s.scalars(select(Run).where(Run.status == "running"))
+            if not _alive(r.id, r.settings or {})
+        ]
+    if dead:
+        with project.write_session() as s:
+            _interrupt(s, dead)
+
+
+def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
+    """Start a run per checker; runs left by processes that are gone are recorded first."""
+    owner = _owner(parser)
+    with project.write_session() as s:
+        running = s.scalars(select(Run).where(Run.status == "running")).all()
+        _interrupt(s, [r.id for r in running if not _alive(r.id, r.settings or {})])
+        runs = {}
+        for checker in checkers:
+            run = Run(
+                checker=checker.name,
+                version=checker.version,
+                display_name=checker.display_name,
+                grain=checker.grain,
+                settings=dict(owner),
+                started_at=now(),
+                status="running",
+                scored=0,
+            )
+            s.add(run)
+            s.flush()
+            runs[checker.name] = run.id
+    with _active_lock:
+        _active_runs.update(runs.values())
+    return runs
+
+
+def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
+    """Record how the runs ended; if that cannot be written now, the next run will see them
+    left by a process that is gone and record them as interrupted."""
+    with _active_lock:
+        _active_runs.difference_update(runs.values())
+    try:
+        with project.session() as s:
+            s.execute(delete(Claim).where(Claim.run_id.in_(list(runs.values()))))
+            for run_id in runs.values():
+                run = s.get(Run, run_id)
+                assert run is not None
+                run.status = status
+                run.finished_at = now()
+                if error is not None:
+                    run.settings = {**(run.settings or {}), "error": error[:500]}
+    except Exception:  # noqa: BLE001 - never hide the error that ended the run
+        if status == "done":
+            raise
 
 
 def _texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
@@ -266,11 +594,39 @@ def _store_scores(
     project: Project,
     runs: dict[str, int],
     results: list[tuple[Checker, list[PairScore]]],
+    unchecked: dict[str, dict[int, str]],
     idmaps: IdMaps,
     report: AnalysisReport,
+    ids: Sequence[int],
 ) -> None:
     reps = {r.name: r for r in report.checkers}
+    versions = {r.name: r.version for r in report.checkers}
     with project.session() as s:
+        # The chunk's claims go with its scores: one commit, nothing claimed and unscored.
+        s.execute(
+            delete(Claim).where(
+                Claim.run_id.in_(list(runs.values())), Claim.output_id.in_(list(ids))
+            )
+        )
+        for name, reasons in unchecked.items():
+            project.replace_scores(s, name, versions[name], list(reasons))
+            project.bulk_insert(
+                s,
+                PairScoreRow,
+                (
+                    {
+                        "run_id": runs[name],
+                        "checker": name,
+                        "version": versions[name],
+                        "output_id": oid,
+                        "score": None,
+                        "not_checked": 0,
+                        "reason": reason,
+                    }
+                    for oid, reason in reasons.items()
+                ),
+            )
+            reps[name].not_checked_pairs += len(reasons)
         for checker, scores in results:
             run_id = runs[checker.name]
             common = {"run_id": run_id, "checker": checker.name, "version": checker.version}
@@ -305,6 +661,7 @@ def _store_scores(
                     if aid is not None:
                         arc_rows.append({**common, "arc_id": aid, "score": a.score})
                 rep = reps[checker.name]
+                report.pairs.add(p.key)  # type: ignore[arg-type]
                 rep.scored += 1
                 rep.sentences += len(p.sentences)
                 rep.not_checked_sentences += len(p.not_checked)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from models.errors import FactDeskError
+from models.errors import FactDeskError, InputError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,13 +24,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        print(f"factdesk: error: {exc}", file=sys.stderr)
+        print(f"factdesk: error: {_describe(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a file we were asked to read or write: say which and why
+        where = exc.filename if exc.filename is not None else getattr(args, "project", None)
+        print(f"factdesk: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("factdesk: interrupted; finished work is saved", file=sys.stderr)
+        print(
+            f"factdesk: interrupted; {_INTERRUPTED.get(args.func, '')}".rstrip("; "),
+            file=sys.stderr,
+        )
         return 130
 
 
@@ -57,7 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--skip-invalid", action="store_true", help="import valid records, report the rest"
     )
-    c.add_argument("--max-field-chars", type=int, default=None)
+    c.add_argument(
+        "--max-field-chars",
+        type=int,
+        default=None,
+        help="longest text accepted in a field (default: the importer's limit)",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
@@ -106,6 +118,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------- helpers
+def _describe(exc: FactDeskError) -> str:
+    """The one-line reason; an error about a whole file or record names no field."""
+    if isinstance(exc, InputError) and (not exc.field or exc.field.startswith("__")):
+        where = [str(x) for x in (exc.path,) if x is not None]
+        if exc.line is not None:
+            where.append(f"line {exc.line}")
+        return f"{', '.join(where)}: {exc.reason}" if where else exc.reason
+    return str(exc)
+
+
+def _field_note(field: str | None) -> str:
+    """ ", field 'x'" for a record's field; nothing for the record as a whole or the file."""
+    if not field or field.startswith("__"):
+        return ""
+    return f", field '{field}'"
+
+
 def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm progress bar on stderr, driven by (done, total) callbacks."""
     from tqdm import tqdm
@@ -162,7 +191,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
         system=args.system_field,
         context=args.context_field,
     )
+    if args.max_field_chars is not None and args.max_field_chars <= 0:
+        raise FactDeskError(
+            f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
+        )
     with Project.open(args.project) as project:
+        project.refuse_output(args.file, action="import")
         update, close = _bar("importing", not args.json)
         try:
             report = import_file(
@@ -171,9 +205,22 @@ def _cmd_import(args: argparse.Namespace) -> int:
                 fmt=args.format,
                 mapping=mapping,
                 skip_invalid=args.skip_invalid,
-                max_field_chars=args.max_field_chars or MAX_FIELD_CHARS,
+                max_field_chars=(
+                    MAX_FIELD_CHARS if args.max_field_chars is None else args.max_field_chars
+                ),
                 progress=update,
             )
+        except RecursionError as exc:  # json gives up on very deep nesting
+            raise InputError(
+                "a JSON record is nested too deeply to read; nothing was imported", path=args.file
+            ) from exc
+        except ValueError as exc:
+            if "integer string conversion" not in str(exc):
+                raise
+            raise InputError(
+                "a JSON record holds an integer with more than 4,300 digits; nothing was imported",
+                path=args.file,
+            ) from exc
         finally:
             close()
     lines = [f"imported {report.imported} pairs from {args.file}"]
@@ -189,7 +236,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
             lines.append(f"  ... and {len(report.duplicates) - 20} more (see --json)")
     if report.skipped:
         lines.append(f"{len(report.skipped)} invalid records skipped:")
-        lines += [f"  line {p.line}, field '{p.field}': {p.reason}" for p in report.skipped]
+        lines += [f"  line {p.line}{_field_note(p.field)}: {p.reason}" for p in report.skipped]
     _emit(args, report.to_json(), "\n".join(lines))
     return 0
 
@@ -197,21 +244,25 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def load_checkers(
     names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
 ) -> list[Any]:
-    from models.registry import default_checkers, load_checker
+    from app.analysis import load_checkers as load
 
-    chosen = list(names) if names else default_checkers()
-    return [load_checker(n, device=device, model_dir=model_dir) for n in chosen]  # type: ignore[arg-type]
+    return list(load(names, device=device, model_dir=model_dir))
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import analyze
+    from app.analysis import AnalysisReport, analyze
     from app.store import Project
 
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    report = AnalysisReport()
     with Project.open(args.project) as project:
         update, close = _bar("analysing", not args.json)
         try:
-            report = analyze(project, checkers, progress=update)
+            analyze(project, checkers, progress=update, report=report)
+        except KeyboardInterrupt:
+            if args.json:  # scripts get their object on Ctrl-C too
+                _emit(args, report.to_json(), "")
+            raise
         finally:
             close()
     lines = []
@@ -220,6 +271,13 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             f"{c.display_name} ({c.name} {c.version}): scored {c.scored} pairs, "
             f"{c.already_scored} already scored, {c.not_checked_sentences} of {c.sentences} sentences not checked"
         )
+    if report.left_to_others:
+        lines.append(
+            f"{len(report.left_to_others)} pairs left to another analysis of this project "
+            "running at the same time"
+        )
+    for n in report.not_checked_pairs:
+        lines.append(f"not checked: {n.external_id}: {n.reason}")
     if report.cancelled:
         lines.append("cancelled: finished pairs are saved; run analyze again to resume")
     _emit(args, report.to_json(), "\n".join(lines))
@@ -230,8 +288,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from app.io.exporter import export
     from app.store import Project
 
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError("is a folder; give a file name to export to", path=args.out)
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
     with Project.open(args.project) as project:
-        n = export(project, args.out, fmt=args.format)
+        project.refuse_output(args.out)
+        try:
+            n = export(project, args.out, fmt=args.format)
+        except OSError as exc:  # disk full, no permission: the project itself is not touched
+            raise InputError(
+                f"cannot write the export ({exc.strerror or exc}); nothing was written",
+                path=args.out,
+            ) from exc
     _emit(
         args,
         {"written": n, "path": args.out, "format": args.format},
@@ -274,7 +344,12 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
             print(f"\n{b.output.external_id} [{b.output.system}]  {b.output.text}")
             for name, (pair, sents, arcs) in b.scores.items():
                 label = runs[name]["display_name"]
-                score = "not checked" if pair.score is None else f"{pair.score:.2f}"
+                reason = getattr(pair, "reason", None)
+                score = (
+                    (f"not checked ({reason})" if reason else "not checked")
+                    if pair.score is None
+                    else f"{pair.score:.2f}"
+                )
                 print(f"  {label}: pair support {score}")
                 by_id = {s.id: s for s in b.sentences}
                 for sid, row in sents.items():
@@ -341,6 +416,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from models.evaluation import main as eval_main
 
     return eval_main(args.rest)
+
+
+# What an interrupted command leaves behind, said on Ctrl-C.
+_INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
+    _cmd_import: "nothing was imported (an import is all or nothing)",
+    _cmd_analyze: "finished chunks are saved; run analyze again to resume",
+    _cmd_export: "no export file was written",
+    _cmd_demo: "finished work is saved; run demo again to resume",
+}
 
 
 if __name__ == "__main__":

@@ -7,17 +7,42 @@ project), so both open the same file with the same checkers.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from app.paths import demo_pairs_file
 from app.store import Project
+from models.errors import ProjectError
 
 
 def demo_project_path() -> Path:
     """``$XDG_DATA_HOME/factdesk/demo.factdesk`` (default ``~/.local/share``)."""
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "factdesk" / "demo.factdesk"
+
+
+def _refuse_if_in_use(path: Path) -> None:
+    """Refuse to delete a demo project that a program (the window, say) has open.
+
+    Leaving WAL mode needs every other connection gone, so it tells through SQLite's own locks,
+    without opening the file outside SQLite.
+    """
+    if not path.exists():
+        return
+    try:
+        con = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=DELETE").fetchone()
+        finally:
+            con.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise ProjectError(
+                f"{path}: the demo project is open in FactDesk; close it before --reset."
+            ) from exc
+    except sqlite3.DatabaseError:
+        pass  # not a database (damaged): nothing can have it open; it is replaced
 
 
 def prepare_demo(
@@ -42,6 +67,7 @@ def prepare_demo(
     from models.registry import default_checkers, load_checker
 
     if reset:
+        _refuse_if_in_use(path)
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)

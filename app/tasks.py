@@ -2,7 +2,7 @@
 
 Workers receive an immutable request built on the main thread and report back only through
 signals (queued to the main thread); they never touch widgets or the window's ``Project``: a job
-that needs the project opens its own from the request's path. Each *lane* runs one job at a
+that needs the project opens it from the request's path, which shares the window's engine. Each *lane* runs one job at a
 time; submitting to a busy lane cancels the running job and the newest request wins (only the
 latest pending request is kept). :meth:`TaskRunner.shutdown` cancels and joins everything.
 """

@@ -1,4 +1,9 @@
-"""Job functions for the task runner: each opens its own ``Project`` from an immutable request."""
+"""Job functions for the task runner: each opens the ``Project`` named by an immutable request.
+
+Opening a project that the window already has open hands out the window's own engine (see
+:mod:`app.store.db`): one owner of the file's SQLite connections and locks per process, so a
+worker never opens the file a second time beside the window.
+"""
 
 from __future__ import annotations
 
@@ -49,6 +54,7 @@ def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
     from app.analysis import analyze
     from models.registry import load_checker
 
+    # Loading errors reach the window's one error handler as they are.
     checkers = [
         load_checker(n, device=req.device, model_dir=req.model_dir)  # type: ignore[arg-type]
         for n in req.checkers
@@ -69,6 +75,7 @@ def run_import(req: ImportRequest, ctx: JobContext) -> dict:
     from app.io.importer import import_file
 
     with Project.open(req.project_path) as project:
+        project.refuse_output(req.file, action="import")
         report = import_file(
             project,
             req.file,
@@ -84,6 +91,7 @@ def run_export(req: ExportRequest, ctx: JobContext) -> int:
     from app.io.exporter import export
 
     with Project.open(req.project_path) as project:
+        project.refuse_output(req.out)
         return export(project, req.out, fmt=req.fmt, progress=ctx.progress)
 
 

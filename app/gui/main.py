@@ -549,7 +549,7 @@ class MainWindow(QMainWindow):
     def _analysis_done(self, report: dict[str, object]) -> None:
         state = "cancelled" if report.get("cancelled") else "done"
         self.statusBar().showMessage(
-            f"Analysis {state}: {report.get('scored', 0)} pairs scored, "
+            f"Analysis {state}: {report.get('pairs_scored', 0)} pairs scored, "
             f"{report.get('not_checked', 0)} sentences not checked",
             8000,
         )

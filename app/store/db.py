@@ -1,16 +1,30 @@
-"""Opening a project file: the engine, SQLite pragmas and schema migrations.
+"""Opening a project file: the engine, SQLite pragmas, schema migrations and who owns the file.
 
-Migrations (Alembic) are applied on open. A file whose schema revision this version does not
-know was written by a newer FactDesk: it is refused and left untouched.
+A project file is opened once per process. SQLite's locks on it are POSIX advisory locks, which
+belong to the process and are all dropped when the process closes *any* descriptor of the file.
+So nothing here ever opens the file outside SQLite (the check that it is a FactDesk project goes
+through a read-only SQLite connection, which SQLite keeps open while other connections hold
+locks), and every :class:`~app.store.project.Project` of one file in one process (the window and
+its worker jobs, a command run in-process) shares one engine, handed out by :func:`acquire`.
+Otherwise another process closing its connection would believe it is the last one, checkpoint
+and delete the ``-wal`` that this process still writes to.
+
+A file is checked before any engine touches it: a file that is not a FactDesk project, or one
+written by a newer FactDesk, is refused and left byte for byte as it was (no switch to WAL, no
+0-byte file turned into a database). Migrations (Alembic) are applied on open.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import URL, Engine, create_engine, event
 
 from models.errors import ProjectError
 
@@ -19,17 +33,62 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 SUFFIX = ".factdesk"
+# Seconds a writer waits for another's commit before "locked" is reported.
+LOCK_TIMEOUT = 30.0
+# Tables every FactDesk schema revision has; a file lacking one is not a project.
+REQUIRED_TABLES = frozenset({"settings", "sources", "outputs", "runs", "judgments", "audit_log"})
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
-def make_engine(path: Path) -> Engine:
-    # The window writes judgments while a worker writes analysis results on its own connection;
-    # WAL lets readers through, and the timeout makes a writer wait for the other's commit.
-    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+def database_url(path: Path) -> URL:
+    """The SQLAlchemy URL of a project file; any character in the name is taken literally."""
+    return URL.create("sqlite", database=str(path))
+
+
+def _sqlite_uri(path: Path, mode: str) -> str:
+    # A file: URI needs '?', '#' and '%' in the name escaped.
+    return f"file:{quote(str(Path(path).absolute()))}?mode={mode}"
+
+
+def _read_only_uri(path: Path) -> str:
+    """How to read a project that cannot be written.
+
+    In a read-only folder SQLite cannot create the -shm it needs to read a WAL file; when there
+    is no -wal (the project was closed cleanly) the file alone is the whole project and can be
+    read as immutable.
+    """
+    folder_writable = os.access(Path(path).absolute().parent, os.W_OK)
+    wal = Path(str(path) + "-wal")
+    if folder_writable or (wal.exists() and wal.stat().st_size > 0):
+        return _sqlite_uri(path, "ro")
+    return _sqlite_uri(path, "ro") + "&immutable=1"
+
+
+def is_writable(path: Path) -> bool:
+    """Whether the file and its folder (where the -wal and -shm live) can be written."""
+    return os.access(path, os.W_OK) and os.access(Path(path).absolute().parent, os.W_OK)
+
+
+def make_engine(path: Path, *, read_only: bool = False) -> Engine:
+    # The window writes judgments while a worker writes analysis results on another connection
+    # of the same engine; WAL lets readers through, and the timeout makes a writer wait for the
+    # other's commit.
+    if read_only:
+        uri = _read_only_uri(path)
+        engine = create_engine(
+            "sqlite://",
+            creator=lambda: sqlite3.connect(
+                uri, uri=True, timeout=LOCK_TIMEOUT, check_same_thread=False
+            ),
+        )
+    else:
+        engine = create_engine(database_url(path), connect_args={"timeout": LOCK_TIMEOUT})
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: sqlite3.Connection, _record: object) -> None:
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
+        if not read_only:
+            cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
@@ -59,35 +118,224 @@ def known_revisions() -> set[str]:
     return {s.revision for s in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
 
 
-def check_is_project(path: Path) -> None:
-    """Refuse files that are not SQLite databases, before SQLAlchemy touches them."""
-    with open(path, "rb") as fh:
-        header = fh.read(16)
-    if header and header != b"SQLite format 3\x00":
-        raise ProjectError(f"{path}: not a FactDesk project (not an SQLite file).")
+@dataclass(frozen=True)
+class FileInfo:
+    """What a file holds, read before any engine is made for it."""
+
+    tables: frozenset[str]
+    revision: str | None
 
 
-def migrate(engine: Engine, path: Path, *, create: bool) -> None:
-    """Bring the schema to this version's head, or refuse a newer or foreign file."""
+def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
+    """Read the tables and schema revision of ``path`` through SQLite, changing nothing.
+
+    Raises:
+        ProjectError: the file is not an SQLite database, is damaged or truncated, is empty,
+            is another program's database, or was written by a newer FactDesk.
+    """
+    # mode=rw never creates the file and, unlike mode=ro, removes the -wal/-shm it needed to
+    # read a WAL file when it is the last connection; a read-only file can only take mode=ro.
+    try:
+        uri = _read_only_uri(path) if read_only else _sqlite_uri(path, "rw")
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise ProjectError(f"{path}: cannot be opened ({exc}).") from exc
+    try:
+        tables = frozenset(
+            r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        )
+        revisions: list[object] = []
+        if "alembic_version" in tables:
+            revisions = [r[0] for r in con.execute("SELECT version_num FROM alembic_version")]
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise ProjectError(f"{path}: not a FactDesk project (not an SQLite file).") from exc
+        raise ProjectError(
+            f"{path}: damaged project file ({exc}); it may be truncated. "
+            "Restore it from a copy; the file was left untouched."
+        ) from exc
+    finally:
+        con.close()
+    if not tables:
+        raise ProjectError(f"{path}: empty file; create a project with 'factdesk new'.")
+    if "alembic_version" not in tables:
+        raise ProjectError(f"{path}: not a FactDesk project (no schema version).")
+    if len(revisions) != 1 or not isinstance(revisions[0], str) or not revisions[0]:
+        raise ProjectError(
+            f"{path}: not a FactDesk project (its schema version table holds "
+            f"{len(revisions)} entries, expected one)."
+        )
+    revision = revisions[0]
+    if revision not in known_revisions():
+        head = head_revision()
+        if revision.isdigit() and len(revision) == len(head) and revision > head:
+            raise ProjectError(
+                f"{path}: written by a newer FactDesk (schema revision {revision}); "
+                f"this version knows up to {head}. The file was left untouched."
+            )
+        raise ProjectError(
+            f"{path}: not a FactDesk project (unknown schema revision {revision!r}); "
+            "the file was left untouched."
+        )
+    missing = REQUIRED_TABLES - tables
+    if missing:
+        raise ProjectError(
+            f"{path}: not a FactDesk project (no table {', '.join(sorted(missing))})."
+        )
+    return FileInfo(tables, revision)
+
+
+def migrate(engine: Engine, path: Path, current: str | None) -> None:
+    """Bring the schema from revision ``current`` (None: a new file) to this version's head."""
     from alembic import command
 
-    with engine.connect() as conn:
-        tables = set(inspect(conn).get_table_names())
-        current = None
-        if "alembic_version" in tables:
-            current = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    if not create and "alembic_version" not in tables:
-        if tables:
-            raise ProjectError(f"{path}: not a FactDesk project (no schema version).")
-        raise ProjectError(f"{path}: empty file; create a project with 'factdesk new'.")
-    if current is not None and current not in known_revisions():
-        raise ProjectError(
-            f"{path}: written by a newer FactDesk (schema revision {current}); "
-            f"this version knows up to {head_revision()}. The file was left untouched."
-        )
     if current == head_revision():
         return
     with engine.begin() as conn:
         cfg = _alembic_config()
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def checkpoint(engine: Engine) -> None:
+    """Copy committed work from the -wal into the project file, as far as nobody is reading.
+
+    After a disk-full error the last commits sit only in the -wal; opening the project again
+    (when there is space) moves them into the file. PASSIVE never waits for other programs.
+    """
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+    except Exception:  # noqa: BLE001 - the work stays safe in the -wal; the next open retries
+        pass
+
+
+# ---------------------------------------------------------------------- one engine per file
+@dataclass
+class _Shared:
+    engine: Engine
+    read_only: bool
+    users: int
+
+
+_registry_lock = threading.Lock()
+_registry: dict[tuple[int, int], _Shared] = {}
+
+
+def _key(path: Path) -> tuple[int, int]:
+    st = os.stat(path)  # follows links: two names of one file share its engine
+    return st.st_dev, st.st_ino
+
+
+def acquire(path: Path) -> tuple[Engine, bool]:
+    """The engine of an existing project file, and whether it is read-only.
+
+    The first user in the process checks and migrates the file; later users (a worker job, an
+    in-process command) get the same engine. Give it back with :func:`release`.
+    """
+    with _registry_lock:
+        key = _key(path)
+        shared = _registry.get(key)
+        if shared is None:
+            read_only = not is_writable(path)
+            info = inspect_file(path, read_only=read_only)
+            if read_only and info.revision != head_revision():
+                raise ProjectError(
+                    f"{path}: read-only, and its schema (revision {info.revision}) needs an "
+                    f"upgrade to {head_revision()} that cannot be written; open a writable copy."
+                )
+            engine = make_engine(path, read_only=read_only)
+            try:
+                migrate(engine, path, info.revision)
+                if not read_only:
+                    checkpoint(engine)
+            except Exception:
+                engine.dispose()
+                raise
+            shared = _registry[key] = _Shared(engine, read_only, 0)
+        shared.users += 1
+        return shared.engine, shared.read_only
+
+
+def create(path: Path) -> Engine:
+    """Create a new project file (which must not exist) and register its engine."""
+    with _registry_lock:
+        engine = make_engine(path)
+        try:
+            migrate(engine, path, None)
+            key = _key(path)
+        except Exception:
+            engine.dispose()
+            raise
+        _registry[key] = _Shared(engine, False, 1)
+        return engine
+
+
+def release(engine: Engine) -> None:
+    """Give back an engine from :func:`acquire` or :func:`create`; the last user closes it."""
+    with _registry_lock:
+        for key, shared in list(_registry.items()):
+            if shared.engine is engine:
+                shared.users -= 1
+                if shared.users <= 0:
+                    del _registry[key]
+                    engine.dispose()
+                return
+    engine.dispose()  # not registered (made directly): close it all the same
+
+
+# ---------------------------------------------------------------------- outputs beside a project
+def project_files(path: Path) -> list[Path]:
+    """The project file and the side files SQLite keeps beside it, links resolved."""
+    real = Path(path).resolve()
+    return [real] + [real.with_name(real.name + s) for s in SIDE_FILES]
+
+
+def refuse_project_output(project_path: Path, out: Path, *, action: str = "write") -> None:
+    """Refuse to write ``out`` (or its ``.part``) when it is the project or one of its side files.
+
+    Links are resolved, and an existing file is compared by identity, so a symlink or a hard link
+    to the project is caught as well as its own name.
+
+    Raises:
+        ProjectError: ``out`` is the project, its -wal, -shm or -journal.
+    """
+    mine = project_files(project_path)
+    for candidate in (Path(out), Path(out).with_name(Path(out).name + ".part")):
+        real = candidate.resolve()
+        same = real in mine
+        if not same and real.exists():
+            same = any(p.exists() and os.path.samefile(real, p) for p in mine)
+        if same:
+            raise ProjectError(
+                f"{out}: is the project file {project_path} (or its {', '.join(SIDE_FILES)}); "
+                f"refusing to {action} it. Choose another file name."
+            )
+
+
+def describe_sqlite_error(path: Path, exc: BaseException) -> str | None:
+    """A one-line reason for an SQLite error a user can act on; None for a programming error."""
+    msg = str(getattr(exc, "orig", None) or exc)
+    low = msg.lower()
+    if "database is locked" in low or "database table is locked" in low:
+        return (
+            f"{path}: the project is locked by another program (waited {LOCK_TIMEOUT:g} s); "
+            "try again when it has finished."
+        )
+    if "database or disk is full" in low:
+        return (
+            f"{path}: disk full; nothing of this step was written and all earlier work is "
+            f"kept (in the project and its -wal file: keep both). Free some space and try again."
+        )
+    if "readonly database" in low or "read-only" in low:
+        return f"{path}: the project is read-only; it can be read (stats, export) but not changed."
+    if "disk i/o error" in low:
+        return (
+            f"{path}: disk I/O error; earlier work is kept. Check the disk and that the project's "
+            "-wal and -shm files were not moved or deleted, then open it again."
+        )
+    if "malformed" in low or "not a database" in low:
+        return f"{path}: damaged project file ({msg}); restore it from a copy."
+    if "unable to open" in low:
+        return f"{path}: cannot be opened ({msg})."
+    return None

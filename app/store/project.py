@@ -12,12 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from sqlalchemy import ColumnElement, Engine, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import QueryableAttribute, Session, sessionmaker
 
-from app.store.db import SUFFIX, check_is_project, make_engine, migrate
+from app.store import db
+from app.store.db import SUFFIX, describe_sqlite_error
 from app.store.judging import (
     DEFAULT_TAXONOMY,
     Change,
@@ -69,11 +71,13 @@ class PairRow:
 class Project:
     """An open project file. Use :meth:`create` or :meth:`open`; close with :meth:`close`."""
 
-    def __init__(self, path: Path, engine: Engine) -> None:
+    def __init__(self, path: Path, engine: Engine, *, read_only: bool = False) -> None:
         self.path = path
         self.engine = engine
+        self.read_only = read_only
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self.annotator = default_annotator()
+        self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -82,12 +86,14 @@ class Project:
         path = Path(path)
         if path.suffix != SUFFIX:
             path = path.with_name(path.name + SUFFIX) if not path.suffix else path
-        if path.exists():
+        if path.exists() or path.is_symlink():
             raise ProjectError(f"{path}: already exists; open it instead.")
         if not path.parent.exists():
             raise ProjectError(f"{path.parent}: no such folder.")
-        engine = make_engine(path)
-        migrate(engine, path, create=True)
+        try:
+            engine = db.create(path)
+        except DBAPIError as exc:
+            _reraise(path, exc)
         project = cls(path, engine)
         with project.session() as s:
             s.add(Setting(key="taxonomy", value=DEFAULT_TAXONOMY))
@@ -96,21 +102,25 @@ class Project:
 
     @classmethod
     def open(cls, path: str | Path) -> Project:
-        """Open an existing project, applying migrations; newer files are refused untouched."""
+        """Open an existing project, applying migrations; foreign and newer files are refused.
+
+        Opening a file this process already has open shares its engine (one connection owner
+        per process; see :mod:`app.store.db`).
+        """
         path = Path(path)
         if not path.is_file():
             raise ProjectError(f"{path}: no such project file.")
-        check_is_project(path)
-        engine = make_engine(path)
         try:
-            migrate(engine, path, create=False)
-        except Exception:
-            engine.dispose()
-            raise
-        return cls(path, engine)
+            engine, read_only = db.acquire(path)
+        except DBAPIError as exc:
+            _reraise(path, exc)
+        return cls(path, engine, read_only=read_only)
 
     def close(self) -> None:
-        self.engine.dispose()
+        """Give the file back; the last Project of the file in this process closes the engine."""
+        if not self._closed:
+            self._closed = True
+            db.release(self.engine)
 
     def __enter__(self) -> Project:
         return self
@@ -120,9 +130,33 @@ class Project:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session whose work is committed as one transaction, or rolled back on error."""
-        with self._sessions() as s, s.begin():
+        """A session whose work is committed as one transaction, or rolled back on error.
+
+        SQLite errors a user can act on (locked, disk full, read-only, damaged) come out as a
+        :class:`ProjectError` with a one-line reason.
+        """
+        try:
+            with self._sessions() as s, s.begin():
+                yield s
+        except DBAPIError as exc:
+            _reraise(self.path, exc)
+
+    @contextmanager
+    def write_session(self) -> Iterator[Session]:
+        """A session that holds the write lock from its first statement.
+
+        Reads in it see the latest commit and nobody else can write until it ends, so a check
+        followed by a write (claiming an analysis run) is one atomic step across processes.
+        """
+        with self.session() as s:
+            # A write as the first statement makes SQLite take the write lock (waiting for it,
+            # like BEGIN IMMEDIATE) before anything is read.
+            s.execute(update(Setting).where(Setting.key.is_(None)).values(value=None))
             yield s
+
+    def refuse_output(self, out: str | Path, *, action: str = "write") -> None:
+        """Refuse an output path that is this project or its -wal/-shm (links resolved)."""
+        db.refuse_project_output(self.path, Path(out), action=action)
 
     # ------------------------------------------------------------------ settings
     def get_setting(self, key: str, default: Any = None) -> Any:
@@ -526,3 +560,11 @@ def _value_of(row: Judgment) -> JudgmentValue:
         model_visible=row.model_visible,
         model_score=row.model_score,
     )
+
+
+def _reraise(path: Path, exc: DBAPIError) -> NoReturn:
+    """Raise a :class:`ProjectError` for errors a user can act on; others unchanged (bugs)."""
+    reason = describe_sqlite_error(path, exc)
+    if reason is None:
+        raise exc
+    raise ProjectError(reason) from exc

@@ -99,7 +99,13 @@ class ArcRow(Base):
 
 
 class Run(Base):
-    """One analysis run of one checker."""
+    """One analysis run of one checker.
+
+    ``status`` is ``running`` while it runs, then ``done``, ``cancelled`` (the user stopped it),
+    ``interrupted`` (Ctrl-C, or its process was killed and a later run found it dead) or
+    ``failed`` (``settings["error"]`` says why). ``settings`` also names the parser and the
+    process (``pid``, ``host``) that owns a running run.
+    """
 
     __tablename__ = "runs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -114,6 +120,23 @@ class Run(Base):
     scored: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class Claim(Base):
+    """A pair that a running analysis run is scoring for a checker version.
+
+    Two analyses of one project (two terminals, the window and a terminal) claim chunks of pairs
+    before scoring them, so each pair is scored once. Claims are deleted with the chunk's scores,
+    when the run ends, or when a later run finds the claiming process gone.
+    """
+
+    __tablename__ = "claims"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id"))
+    __table_args__ = (UniqueConstraint("checker", "version", "output_id"),)
+
+
 class PairScoreRow(Base):
     __tablename__ = "pair_scores"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -123,6 +146,9 @@ class PairScoreRow(Base):
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id"), index=True)
     score: Mapped[float | None] = mapped_column(Float)
     not_checked: Mapped[int] = mapped_column(Integer, default=0)
+    # Why the whole pair was not checked (e.g. a text over the parser's length limit); None
+    # when it was checked. ``score`` is None then.
+    reason: Mapped[str | None] = mapped_column(Text)
     __table_args__ = (UniqueConstraint("checker", "version", "output_id"),)
 
 

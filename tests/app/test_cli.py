@@ -80,3 +80,126 @@ def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch
     # a second run reuses the project: nothing is imported or scored twice
     code, again, _ = run(capsys, "demo", "--no-window")
     assert code == 0 and again == out
+
+
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_max_field_chars_must_be_positive(tmp_path: Path, pairs_file: Path, capsys, value) -> None:
+    proj = str(tmp_path / "m.factdesk")
+    run(capsys, "new", proj)
+    code, out, err = run(capsys, "import", proj, str(pairs_file), "--max-field-chars", value)
+    assert code == 2 and out == ""
+    assert err == (
+        f"factdesk: error: --max-field-chars must be a positive number of characters, not {value}\n"
+    )
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["pairs"] == 0
+
+
+def test_messages_name_real_fields_only(tmp_path: Path, capsys) -> None:
+    proj = str(tmp_path / "f.factdesk")
+    run(capsys, "new", proj)
+    dup = tmp_path / "dup.csv"
+    dup.write_text("source,source,output\na,b,c\n", encoding="utf-8")
+    code, _, err = run(capsys, "import", proj, str(dup))
+    assert code == 2 and "duplicate column names" in err
+    assert "__file__" not in err and "field '" not in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"source": "A.", "output": "B."}\n{bad json\n', encoding="utf-8")
+    code, out, _ = run(capsys, "import", proj, str(bad), "--skip-invalid")
+    assert code == 0 and "line 2: malformed JSON" in out
+    assert "None" not in out
+
+
+def test_an_interrupted_import_says_nothing_was_imported(
+    tmp_path: Path, pairs_file: Path, capsys, monkeypatch
+) -> None:
+    import app.io.importer
+
+    proj = str(tmp_path / "i.factdesk")
+    run(capsys, "new", proj)
+
+    def interrupted(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app.io.importer, "import_file", interrupted)
+    code, _, err = run(capsys, "import", proj, str(pairs_file))
+    assert code == 130
+    assert err == "factdesk: interrupted; nothing was imported (an import is all or nothing)\n"
+    assert "saved" not in err
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [("[" * 100_000 + "]" * 100_000, "nested too deeply"), ("9" * 5000, "more than 4,300 digits")],
+)
+def test_pathological_json_is_a_one_line_refusal(tmp_path: Path, capsys, value, reason) -> None:
+    proj = str(tmp_path / "d.factdesk")
+    run(capsys, "new", proj)
+    f = tmp_path / "odd.jsonl"
+    f.write_text(f'{{"source": "A.", "output": "B.", "extra": {value}}}\n', encoding="utf-8")
+    code, out, err = run(capsys, "import", proj, str(f))
+    assert code == 2 and out == ""
+    assert err.startswith(f"factdesk: error: {f}: ") and reason in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["pairs"] == 0
+
+
+def test_a_damaged_model_file_is_a_one_line_error(tmp_path: Path, pairs_file: Path, capsys) -> None:
+    pytest.importorskip("transformers")
+    pytest.importorskip("torch")
+    proj = str(tmp_path / "m.factdesk")
+    run(capsys, "new", proj)
+    run(capsys, "import", proj, str(pairs_file))
+    model = tmp_path / "nli-model"
+    model.mkdir()
+    (model / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "bert",
+                "architectures": ["BertForSequenceClassification"],
+                "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    (model / "pytorch_model.bin").write_bytes(b"garbage, not a pickle")
+    code, out, err = run(capsys, "analyze", proj, "--checker", "nli", "--model-dir", str(model))
+    assert code == 2 and out == ""
+    assert err.startswith(f"factdesk: error: {model}: cannot load the 'nli' checker (")
+    assert err.count("\n") == 1 and "weights_only" not in err
+    code, out, _ = run(capsys, "stats", proj, "--json")
+    assert json.loads(out)["checkers"] == {}
+
+
+def test_demo_reset_refuses_a_demo_project_that_is_open(tmp_path: Path, capsys) -> None:
+    import subprocess
+    import sys
+
+    from app.store import Project
+
+    path = tmp_path / "demo.factdesk"
+    Project.create(path).close()
+    with Project.open(path):  # the window of this process has it open
+        code, _, err = run(capsys, "demo", "--no-window", "--reset", "--project", str(path))
+        assert code == 2 and "open in FactDesk" in err
+    holder = subprocess.Popen(  # another program has it open
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+            "c.execute('SELECT 1 FROM settings').fetchall(); print('ready', flush=True); "
+            "sys.stdin.read()",
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "ready\n"
+        code, _, err = run(capsys, "demo", "--no-window", "--reset", "--project", str(path))
+        assert code == 2 and "open in FactDesk" in err
+    finally:
+        holder.communicate("")
+    with Project.open(path) as p:
+        assert p.get_setting("taxonomy")  # still the same project

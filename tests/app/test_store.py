@@ -117,3 +117,30 @@ def test_pair_rows_count_judged_sentences_and_restrict_to_ids(
     assert rows[second].flagged and not rows[first].flagged
     only = project.pair_rows(ids=[second])
     assert [r.output_id for r in only] == [second] and only[0] == rows[second]
+
+
+def test_a_revision_0001_project_is_upgraded_on_open(tmp_path: Path, pairs_file: Path) -> None:
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from app.store import db
+
+    path = tmp_path / "old.factdesk"
+    with Project.create(path) as p:
+        import_file(p, pairs_file)
+    engine = db.make_engine(path)
+    with engine.begin() as conn:  # back to the first release's schema
+        cfg = db._alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0001")
+    engine.dispose()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
+    con.close()
+    with Project.open(path) as p:
+        assert p.count_pairs() == 3
+        with p.engine.connect() as conn:
+            assert "claims" in inspect(conn).get_table_names()
+            assert "reason" in {c["name"] for c in inspect(conn).get_columns("pair_scores")}
+            version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        assert version == db.head_revision() == "0002"
