@@ -26,9 +26,10 @@ import numpy as np
 
 from models.encoding import load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
+from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_providers
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "resources" / "models" / "aligner"
+BUNDLED_DIR = resources_dir() / "models" / "aligner"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"

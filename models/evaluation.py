@@ -272,8 +272,9 @@ def _token_f1(
 def _demo(checkers: dict[str, Any], cache: Any) -> dict[str, dict[str, float]]:
     """The bundled demo project: AUC of faithful above unfaithful, false alarms at 0.5."""
     from models.checkers.base import PairInput
+    from models.resources import resources_dir
 
-    path = REPO / "resources" / "demo" / "demo_pairs.jsonl"
+    path = resources_dir() / "demo" / "demo_pairs.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     gold = [int(bool(r["expected"]["faithful"])) for r in rows]
     docs = cache.parse([r["source"] for r in rows])

@@ -23,8 +23,9 @@ from typing import Any
 from models.checkers.base import Checker, PairInput
 from models.document import ParsedText
 from models.errors import InputError
+from models.resources import resources_dir
 
-BUNDLED_FILE = Path(__file__).resolve().parent.parent / "resources" / "probes" / "probe_pairs.jsonl"
+BUNDLED_FILE = resources_dir() / "probes" / "probe_pairs.jsonl"
 DEFAULT_THRESHOLD = 0.5
 
 #: Phenomena whose pairs are all unfaithful (a checker should flag them) ...

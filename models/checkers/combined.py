@@ -31,8 +31,9 @@ from models.checkers.base import (
     pair_score,
 )
 from models.errors import ModelLoadError, ModelNotFoundError
+from models.resources import resources_dir
 
-BUNDLED_FILE = Path(__file__).resolve().parents[2] / "resources" / "models" / "combiner.json"
+BUNDLED_FILE = resources_dir() / "models" / "combiner.json"
 KIND = "factdesk-combiner"
 
 #: Feature name -> (component checker, which value of its sentence score).

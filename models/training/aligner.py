@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from models.aligner import CONFIG_FILE, IDF_FILE, KIND, MODEL_FILE, TOKENIZER_FILE
+from models.resources import resources_dir
 
 Log = Callable[[str], None]
 
@@ -105,7 +106,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
     x = np.asarray(x, np.float64)
     mu, sd = float(x.mean()), float(x.std()) or 1.0
-    w, b = fit(((x - mu) / sd)[:, None], np.asarray(y), l2=1e-4)
+    w, b = fit(((x - mu) / sd)[:, None], np.asarray(y), l2=1e-4, balanced=True)
     scale = float(w[0]) / sd
     centre = mu - b * sd / float(w[0]) if w[0] else mu
     return scale, float(centre)
@@ -127,13 +128,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--layer", type=int, default=3)
     parser.add_argument("--idf", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parents[2] / "resources/models/aligner"
-    )
+    parser.add_argument("--out", type=Path, default=resources_dir() / "models" / "aligner")
     parser.add_argument("--work", type=Path, default=Path("build/training"))
+    parser.add_argument(
+        "--calibrate-only",
+        action="store_true",
+        help="refit the calibration of the aligner already in --out (no export)",
+    )
     args = parser.parse_args(argv)
-    build(args.data, args.out, layer=args.layer, use_idf=args.idf, work=args.work, log=print)
+    if args.calibrate_only:
+        recalibrate(args.data, args.out, work=args.work, log=print)
+    else:
+        build(args.data, args.out, layer=args.layer, use_idf=args.idf, work=args.work, log=print)
     return 0
+
+
+def recalibrate(data_dir: Path, model_dir: Path, *, work: Path, log: Log = print) -> dict[str, Any]:
+    """Refit the calibration of an exported aligner in place (its weights are unchanged)."""
+    from models.training.calibration_data import training_side_records
+
+    config = json.loads((model_dir / CONFIG_FILE).read_text("utf-8"))
+    fitted = fit_calibration(model_dir, training_side_records(data_dir), work, log)
+    return _finish(model_dir, config, fitted, log)
+
+
+def _finish(
+    model_dir: Path, config: dict[str, Any], fitted: dict[str, float], log: Log
+) -> dict[str, Any]:
+    """Write the fitted calibration and a version naming both weights and calibration."""
+    from models.training.export import file_hash
+
+    config = dict(config, **fitted)
+    config["version"] = (
+        file_hash(model_dir / MODEL_FILE) + "-" + _short_hash(json.dumps(fitted, sort_keys=True))
+    )
+    _write_config(model_dir, config)
+    log(f"aligner calibration in {model_dir}: {json.dumps(fitted)}")
+    return config
 
 
 def build(
@@ -171,18 +202,11 @@ def build(
         "word_centre": 0.0,
     }
     _write_config(tmp, config)
-    fitted = fit_calibration(tmp, records, work, log)
-    config.update(fitted)
-    from models.training.export import file_hash
-
-    config["version"] = (
-        file_hash(tmp / MODEL_FILE) + "-" + _short_hash(json.dumps(fitted, sort_keys=True))
-    )
-    _write_config(tmp, config)
+    config = _finish(tmp, config, fit_calibration(tmp, records, work, log), log)
     if out_dir.exists():
         shutil.rmtree(out_dir)
     tmp.replace(out_dir)
-    log(f"aligner written to {out_dir}: {json.dumps(fitted)}")
+    log(f"aligner written to {out_dir}")
     return config
 
 

@@ -59,7 +59,7 @@ def cv_auc(z: np.ndarray, y: np.ndarray, l2: float, repeats: int = 3, folds: int
         pred = np.zeros(len(y))
         for test in stratified_folds(y, folds, seed):
             train = np.setdiff1d(np.arange(len(y)), test)
-            w, b = fit(z[train], y[train], l2=l2)
+            w, b = fit(z[train], y[train], l2=l2, balanced=True)
             pred[test] = z[test] @ w + b
         aucs.append(auc(pred, y))
     return float(np.mean(aucs))
@@ -74,7 +74,7 @@ def fit_combiner(
     z, mean, sd = standardise(x)
     scores = {l2: cv_auc(z, y, l2) for l2 in PENALTIES}
     l2 = max(scores, key=lambda k: scores[k])
-    w, b = fit(z, y, l2=l2)
+    w, b = fit(z, y, l2=l2, balanced=True)
     single = {f: auc(np.nan_to_num(x[:, k], nan=0.5), y) for k, f in enumerate(features)}
     return {
         "kind": KIND,
