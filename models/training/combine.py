@@ -2,6 +2,8 @@
 
 ``python -m models.training.combine --data ../shared/data [--out FILE] [--model-dir DIR]``
 scores the training side (:mod:`models.training.calibration_data`) with the component checkers,
+keeps the outputs that no model was trained on (FRANK, SummEval and Polytope outputs of
+training-side documents: the span sets' outputs were the arc model's training targets),
 takes each output's weakest sentence per signal (the pair score of every checker is its lowest
 sentence), and fits an L2 logistic regression of the human label on the standardised logits.
 Repeated stratified cross-validation on the same training side picks the penalty and is reported
@@ -24,7 +26,9 @@ from models.checkers.combined import BUNDLED_FILE, FEATURES, KIND, logit, senten
 from models.evaluation import auc, stratified_folds
 
 Log = Callable[[str], None]
-PENALTIES = (1e-3, 1e-2, 1e-1)
+PENALTIES = (1e-3, 1e-2, 1e-1, 1.0)
+#: Datasets whose outputs no model here was trained on (their training-side documents only).
+UNSEEN = ("frank_valid", "summeval", "polytope")
 
 
 def pair_features(
@@ -75,6 +79,10 @@ def fit_combiner(
     scores = {l2: cv_auc(z, y, l2) for l2 in PENALTIES}
     l2 = max(scores, key=lambda k: scores[k])
     w, b = fit(z, y, l2=l2, balanced=True)
+    # The penalty shrinks the scale as well as the direction: refit the scale and the offset
+    # (Platt, class-balanced) so that the output is a calibrated probability again.
+    (scale,), b = fit((z @ w)[:, None], y, l2=0.0, balanced=True)
+    w = w * scale
     single = {f: auc(np.nan_to_num(x[:, k], nan=0.5), y) for k, f in enumerate(features)}
     return {
         "kind": KIND,
@@ -112,7 +120,10 @@ def collect(
     ]
     x = np.array([[np.nan if v is None else v for v in r] for r in rows], np.float64)
     y = np.array([r.faithful for r in records], np.float64)
-    keep = ~np.isnan(x).all(1)
+    # Only outputs the arc/support model never learnt from: its training targets (the span sets'
+    # and FactCC's training side) score far better than new text, which would teach the
+    # combiner to trust that model too much.
+    keep = ~np.isnan(x).all(1) & np.array([r.dataset in UNSEEN for r in records])
     return x[keep], y[keep]
 
 

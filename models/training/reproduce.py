@@ -4,7 +4,9 @@
         [--base minilm|mpnet|DIR] [--stages embedder,examples,train,export,eval]
 
 Steps: export the embedder (int8 ONNX) -> parse and derive examples -> train the multi-task
-model (6 epochs, or less when the time budget runs out first) -> export it (int8 ONNX) -> evaluate beside the lexical baseline.
+model (6 epochs, or less when the time budget runs out first) -> export it (int8 ONNX) ->
+export and calibrate the aligner (MiniLM layer 3, no training) -> fit the combined score on
+training-side data -> evaluate beside the lexical baseline.
 ``--out`` holds the work files (parse cache, torch weights); ``--bundle`` (default
 ``resources/models``) receives the shipped files. CUDA is used when present, never required;
 there the models train under bf16 autocast (``--precision``).
@@ -67,7 +69,7 @@ def _log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-STAGES = ("embedder", "examples", "train", "export", "eval")
+STAGES = ("embedder", "examples", "train", "export", "aligner", "combiner", "eval")
 # With --teacher: the model trained is the teacher, and a student is distilled from it.
 TEACHER_STAGES = (
     "embedder",
@@ -78,6 +80,8 @@ TEACHER_STAGES = (
     "labels",
     "distill",
     "student-export",
+    "aligner",
+    "combiner",
     "eval",
 )
 
@@ -91,6 +95,10 @@ MIN_TRAIN_MINUTES = 5.0
 LABELS_RESERVE = 4.0
 # The pool is parsed like the examples (tens of minutes on 2 CPU cores: build it apart).
 POOL_RESERVE = 10.0
+# Aligner export and calibration, and the combiner fit: both score the ~2,300 training-side
+# outputs (the combiner with every component checker), measured at 6 and 12 min on 2 cores.
+ALIGNER_RESERVE = 8.0
+COMBINER_RESERVE = 15.0
 
 
 def training_minutes(
@@ -110,6 +118,8 @@ def training_minutes(
     reserve += EXPORT_RESERVE if "student-export" in stages else 0.0
     reserve += LABELS_RESERVE if "labels" in stages else 0.0
     reserve += POOL_RESERVE if "pool" in stages else 0.0
+    reserve += ALIGNER_RESERVE if "aligner" in stages else 0.0
+    reserve += COMBINER_RESERVE if "combiner" in stages else 0.0
     if "eval" in stages:
         reserve += LIMITED_EVAL_RESERVE if eval_limit else EVAL_RESERVE
     return max(MIN_TRAIN_MINUTES, (budget - spent - reserve) * share)
@@ -409,6 +419,25 @@ def main(argv: list[str] | None = None) -> int:
         module, config = load_torch(student)
         _log("exporting the student (the fast model)")
         export_arc_model(module, config, student / "tokenizer.json", args.bundle / "arc_support")
+    if "aligner" in stages:
+        from models.training.aligner import build as build_aligner
+
+        _log("exporting and calibrating the aligner")
+        build_aligner(
+            args.data, args.bundle / "aligner", layer=3, use_idf=True, work=args.out, log=_log
+        )
+    if "combiner" in stages:
+        from models.training.combine import build as build_combiner
+
+        _log("fitting the combined score on training-side data")
+        build_combiner(
+            args.data,
+            args.bundle / "combiner.json",
+            work=args.out,
+            model_dir=args.bundle / "arc_support",
+            aligner_dir=args.bundle / "aligner",
+            log=_log,
+        )
     if "eval" in stages:
         from models.evaluation import format_tables, run_evaluation
         from models.training.card import write_card

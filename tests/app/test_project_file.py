@@ -205,7 +205,9 @@ def test_a_locked_project_is_a_one_line_error_after_the_wait(
                 p.judge(JudgmentKey(oid), JudgmentValue("supported", "accept"))
             assert p.count_pairs() == 3  # reading goes on
         more = pairs_file.with_name("more.jsonl")
-        more.write_text(pairs_file.read_text().replace('"p', '"q'), encoding="utf-8")
+        # new ids and new outputs: the same content under other ids is only a duplicate
+        text = pairs_file.read_text().replace('"p', '"q').replace("bridge", "tunnel")
+        more.write_text(text, encoding="utf-8")
         code, out, err = run(capsys, "import", str(filled), str(more), "--json")
         assert code == 2 and out == "" and "locked by another program" in err
         assert err.count("\n") == 1

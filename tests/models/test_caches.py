@@ -74,6 +74,8 @@ def test_reproduce_rebuilds_a_truncated_examples_file(
 
     out = tmp_path / "out"
     out.mkdir()
+    for name in ("config.json", "tokenizer.json"):  # a base encoder directory (never read here)
+        (tmp_path / name).write_text("{}", encoding="utf-8")
     write_pickle(out / "examples.pkl", {"train": ["old"] * 50, "dev": []})
     (out / "examples.pkl").write_bytes((out / "examples.pkl").read_bytes()[:-3])  # killed run
     fresh = {"train": ["fresh"], "dev": []}
@@ -82,6 +84,7 @@ def test_reproduce_rebuilds_a_truncated_examples_file(
     monkeypatch.setattr(models.embedder, "EmbeddingRetriever", lambda *a, **k: None)
     monkeypatch.setattr(models.encoding, "load_tokenizer", lambda *a, **k: None)
     monkeypatch.setattr(ex, "build_all", lambda *a, **k: fresh)
+    monkeypatch.setattr(reproduce, "compact", lambda examples: examples)  # strings stand in
     monkeypatch.setattr(
         models.training.train, "train", lambda examples, **k: trained.append(examples)
     )
