@@ -127,8 +127,10 @@ class CombinedChecker:
             raise ModelLoadError(f"combined score: component checkers missing: {missing}")
         self._combiner = combiner
         self._components = {n: components[n] for n in combiner.components}
-        parts = "+".join(f"{n}{c.version}" for n, c in self._components.items())
-        self.version = f"{combiner.version}({parts})"
+        # Short enough to read in the window; it changes when the weights or any component do
+        # (each component's own scores keep their full versions).
+        parts = "+".join(f"{n}={c.version}" for n, c in self._components.items())
+        self.version = f"{combiner.version}.{hashlib.sha1(parts.encode()).hexdigest()[:6]}"
 
     def score(
         self,

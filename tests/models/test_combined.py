@@ -81,7 +81,11 @@ def test_combined_checker_per_sentence_and_not_checked() -> None:
     assert second.score < 0.5 < first.score
     assert third.score is None and third.not_checked == "no content arcs"
     assert result.score == second.score  # the weakest sentence
-    assert checker.version.startswith(comb.version) and "dae" in checker.version
+    assert checker.version.startswith(comb.version + ".")
+    newer = Fixed("dae", [0.9, 0.1, None], 0.05)
+    newer.version = "v2"
+    other = CombinedChecker(comb, {"dae": newer, "support": Fixed("support", [0.8, 0.2, None])})
+    assert other.version != checker.version  # a new component version is a new version
     with pytest.raises(ModelLoadError):
         CombinedChecker(comb, {"dae": Fixed("dae", [0.5])})
 
