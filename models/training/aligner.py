@@ -171,9 +171,9 @@ def build(
     data_dir: Path, out_dir: Path, *, layer: int, use_idf: bool, work: Path, log: Log = print
 ) -> dict[str, Any]:
     """Export, idf and calibration; returns the written config."""
-    from models.training.reproduce import _package_base
+    from models.training.base_encoders import resolve_base
 
-    base = _package_base()
+    base = resolve_base("minilm")
     tmp = out_dir.with_name(out_dir.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     export_token_encoder(base, tmp, layer)

@@ -38,7 +38,7 @@ def pair_features(
     rows = [sentence_features(names, results, s) for s in range(n_sentences)]
     out: list[float | None] = []
     for k in range(len(names)):
-        vals = [r[k] for r in rows if r[k] is not None]
+        vals = [v for r in rows if (v := r[k]) is not None]
         out.append(min(vals) if vals else None)
     return out
 
