@@ -103,6 +103,7 @@ class Plan:
             corrupt_pairs=int(self.corrupt_pairs * f),
         )
 
+
 # Which Plan count each pair file draws on (WANLI: a fixed 100, as before the extra files).
 PAIR_QUOTAS = {
     "nli/snli_dev_from_esnli.tsv": "snli",
