@@ -248,13 +248,15 @@ def read_extra_pairs(data_dir: Path) -> list[TextPair]:
     FEVER-Symmetric), detokenised, with labels read as :data:`_EXTRA_LABELS` says.
 
     The group (what the split is made on) is the premise, widened to every pair that shares a
-    premise or a hypothesis with it, so near-duplicates never straddle train and dev. A file
-    that is not there is skipped (data folders from before these files were added).
+    premise or a hypothesis with it, so near-duplicates never straddle train and dev; a pair
+    whose text an earlier file holds on the other side is left out. A file that is not there
+    is skipped (data folders from before these files were added).
 
     Raises:
         InputError: a row without premise, hypothesis or a known label, naming file and line.
     """
     out: list[TextPair] = []
+    seen: dict[str, str] = {}  # text -> the split an earlier file put it on
     for name in EXTRA_NLI:
         path = data_dir / "nli" / "extra" / name
         if not path.is_file():
@@ -273,9 +275,16 @@ def read_extra_pairs(data_dir: Path) -> list[TextPair]:
                 )
             rows.append((premise, hypothesis, label))
         groups = _components([(p, h) for p, h, _ in rows])
-        out.extend(
-            TextPair(source, g, p, h, label) for (p, h, label), g in zip(rows, groups, strict=True)
-        )
+        mine: dict[str, str] = {}
+        for (p, h, label), g in zip(rows, groups, strict=True):
+            side = split_of(source + g)
+            # FEVER-Symmetric reuses FEVER claims: a text an earlier file put on the other
+            # side is dropped here rather than shown to training and dev both.
+            if seen.get(p, side) != side or seen.get(h, side) != side:
+                continue
+            out.append(TextPair(source, g, p, h, label))
+            mine[p] = mine[h] = side
+        seen.update(mine)
     return out
 
 

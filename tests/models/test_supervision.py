@@ -85,6 +85,28 @@ def test_extra_pairs_are_read_with_labels_mapped_and_text_detokenised(tmp_path: 
     assert all(p.source in D.LICENSES and p.source in E.PAIR_QUOTAS for p in pairs)
 
 
+def test_a_claim_shared_by_two_files_stays_on_one_side(tmp_path: Path) -> None:
+    fever, sym = "nli/extra/fever_nli_binary.jsonl", "nli/extra/fever_symmetric.jsonl"
+    first = D.split_of(fever + "Premise A.")
+    other = next(f"Premise {n}." for n in range(200) if D.split_of(sym + f"Premise {n}.") != first)
+    same = next(f"Premise {n}." for n in range(200) if D.split_of(sym + f"Premise {n}.") == first)
+    row = {"hypothesis": "The claim.", "label": "entailment", "source": "x"}
+    _write(tmp_path / fever, [{"id": "a", "premise": "Premise A.", **row}])
+    _write(
+        tmp_path / sym,
+        [
+            {"id": "b", "premise": other, **row},
+            {"id": "c", "premise": same, **row, "hypothesis": "Another claim."},
+        ],
+    )
+    pairs = D.read_extra_pairs(tmp_path)
+    # FEVER-Symmetric's copy of the claim on the other side is dropped; its other pair stays
+    assert [(p.premise, p.hypothesis) for p in pairs] == [
+        ("Premise A.", "The claim."),
+        (same, "Another claim."),
+    ]
+
+
 def test_extra_pairs_bad_row_names_file_and_line(tmp_path: Path) -> None:
     _write(
         tmp_path / "nli" / "extra" / "fm2_devtest.jsonl",
