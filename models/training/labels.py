@@ -449,7 +449,8 @@ _SYMMETRIC = frozenset(
     | {"collaborate", "merge", "wed", "date", "negotiate", "debate", "talk", "chat", "compete"}
 )
 _SYMMETRIC_PREPS = frozenset({"with", "against", "between", "versus", "vs", "vs.", "and", "among"})
-_PLACE_PREPS = frozenset({"in", "at", "from", "near", "to", "across", "outside", "inside", "into"})
+# Prepositions whose named object is a place ("to the BBC", "from Smith" are not).
+_PLACE_PREPS = frozenset({"in", "at", "near", "across", "outside", "inside"})
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
@@ -464,8 +465,37 @@ def _chunk_root(sentence: Sentence, lo: int, hi: int) -> Token | None:
     return roots[0] if len(roots) == 1 else None
 
 
+def _glued(sentence: Sentence, lo: int, hi: int) -> bool:
+    """Whether tokens ``lo..hi`` are part of a longer written word (``2015-16``,
+    ``Martin-in-the-Fields``): a letter, digit or hyphen touches either end."""
+    toks, text, off = sentence.tokens, sentence.text, sentence.start
+    a, b = toks[lo].start - off, toks[hi].end - off
+    before = text[a - 1] if a > 0 else " "
+    after = text[b] if b < len(text) else " "
+    return before.isalnum() or before in "-/" or after.isalnum() or after in "-/"
+
+
+def _inside_name(sentence: Sentence, lo: int, hi: int, root: Token) -> bool:
+    """Whether a run of proper nouns is one piece of a longer name (``Academy of Ancient
+    Music``, ``Handel's Messiah``, ``North Cumbria Magistrates' Court``)."""
+    toks = sentence.tokens
+    head = toks[root.head]
+    if root.head != root.i and head.pos == "PROPN":
+        return True  # "Handel('s) Messiah": the run hangs off another name
+    if root.dep == "pobj" and head.head != head.i and toks[head.head].pos == "PROPN":
+        return True  # "Academy of [Ancient Music]"
+    for t in toks:
+        if lo <= t.i <= hi or t.pos != "PROPN" or t.head == t.i:
+            continue
+        up = toks[t.head]
+        if lo <= up.i <= hi or (up.dep == "prep" and lo <= up.head <= hi):
+            return True  # "[Academy] of Ancient Music", "Magistrates' [Court]"
+    return False
+
+
 def entity_chunks(sentence: Sentence) -> list[tuple[int, int]]:
-    """Maximal runs of proper nouns that form one phrase (``Angela Merkel``), as token ranges."""
+    """Runs of proper nouns that form one whole name (``Angela Merkel``, ``the BBC``), as token
+    ranges; a ``the`` in front belongs to the name. Pieces of longer names are left out."""
     toks, out = sentence.tokens, []
     i = 0
     while i < len(toks):
@@ -475,8 +505,16 @@ def entity_chunks(sentence: Sentence) -> list[tuple[int, int]]:
         j = i
         while j + 1 < len(toks) and toks[j + 1].pos == "PROPN":
             j += 1
-        if _chunk_root(sentence, i, j) is not None:
-            out.append((i, j))
+        root = _chunk_root(sentence, i, j)
+        if (
+            root is not None
+            and not _glued(sentence, i, j)
+            and not _inside_name(sentence, i, j, root)
+        ):
+            lo = i
+            if i > 0 and toks[i - 1].dep == "det" and toks[i - 1].head == root.i:
+                lo = i - 1
+            out.append((lo, j))
         i = j + 1
     return out
 
@@ -518,7 +556,16 @@ def _symmetric_slot(sentence: Sentence, root: Token) -> bool:
 
 
 def _words(sentence: Sentence, lo: int, hi: int) -> set[str]:
-    return {t.text.lower() for t in sentence.tokens[lo : hi + 1]}
+    return {t.text.lower() for t in sentence.tokens[lo : hi + 1] if t.dep != "det"}
+
+
+def _fit(new: str, at_start: bool) -> str:
+    """A moved phrase's first letter: upper case at the start of the sentence, and a leading
+    article in lower case anywhere else (``The BBC`` -> ``the BBC``)."""
+    if at_start:
+        return new[:1].upper() + new[1:]
+    first = new.split(" ", 1)[0]
+    return new[:1].lower() + new[1:] if first in {"The", "A", "An"} else new
 
 
 def _put(sentence: Sentence, edits: Sequence[tuple[int, int, str]]) -> tuple[str, list[Span]]:
@@ -527,6 +574,7 @@ def _put(sentence: Sentence, edits: Sequence[tuple[int, int, str]]) -> tuple[str
     pieces, spans, at, shift = [], [], 0, 0
     for lo, hi, new in sorted(edits):
         a, b = toks[lo].start - off, toks[hi].end - off
+        new = _fit(new, not text[:a].strip(" \n\"'“‘("))
         pieces.append(text[at:a] + new)
         spans.append((a + shift, a + shift + len(new)))
         shift += len(new) - (b - a)
@@ -583,7 +631,7 @@ def borrow_entity(
     targets = [c for c in _role_chunks(sentence) if not _symmetric_slot(sentence, c[2])]
     if not targets:
         return None
-    present = {w for lo, hi in entity_chunks(sentence) for w in _words(sentence, lo, hi)}
+    present = {t.text.lower() for t in sentence.tokens if t.pos == "PROPN"}
     offers: dict[str, dict[str, None]] = {"place": {}, "agent": {}}
     for d in donors:
         if d.index == sentence.index and d.text == sentence.text:
@@ -618,10 +666,16 @@ def _detail_kind(tok: Token) -> str | None:
 
 
 def _details(sentence: Sentence) -> list[tuple[int, int, str]]:
-    """Token ranges of dates, numbers and places in a sentence, with their kind."""
-    out: list[tuple[int, int, str]] = [
-        (t.i, t.i, k) for t in sentence.tokens if (k := _detail_kind(t)) is not None
-    ]
+    """Token ranges of dates, numbers and places in a sentence, with their kind (a number
+    next to a month name is a ``day``: ``31 March`` never takes a count of victims)."""
+    toks = sentence.tokens
+    out: list[tuple[int, int, str]] = []
+    for t in toks:
+        kind = _detail_kind(t)
+        if kind is None or _glued(sentence, t.i, t.i):
+            continue
+        near = {toks[j].text.lower() for j in (t.i - 1, t.i + 1) if 0 <= j < len(toks)}
+        out.append((t.i, t.i, "day" if kind == "digits" and near & _MONTHS else kind))
     for lo, hi in entity_chunks(sentence):
         root = _chunk_root(sentence, lo, hi)
         if root is None or any(_detail_kind(t) for t in sentence.tokens[lo : hi + 1]):

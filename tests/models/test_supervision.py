@@ -238,10 +238,35 @@ def test_moved_detail_comes_from_another_sentence(source, expected, flagged) -> 
         assert zeros == {flagged}
 
 
-def test_moved_detail_needs_a_value_of_the_same_kind() -> None:
-    doc = parse("The museum opened in 1902. It has 300 paintings.")
-    # 300 is a number, not a year: no year of another event to move in
+@pytest.mark.parametrize(
+    "source",
+    [
+        "The museum opened in 1902. It has 300 paintings.",  # a count is not a year
+        "The station opened on 31 March. It has 12 platforms.",  # nor a day of the month
+        "The museum opened in 1902. It was shut in 2015-16.",  # part of a longer word
+    ],
+)
+def test_moved_detail_needs_a_value_of_the_same_kind(source: str) -> None:
+    doc = parse(source)
     assert L.move_detail(doc.sentences[0], doc.sentences, random.Random(0)) is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # pieces of longer names never trade places
+        "The conductor founded the Academy of Ancient Music with Christopher Hogwood.",
+        "Handel's Messiah was recorded by Hogwood.",
+    ],
+)
+def test_role_swap_keeps_names_whole(source: str) -> None:
+    assert L.swap_roles(parse(source).sentences[0], random.Random(0)) is None
+
+
+def test_role_swap_moves_the_article_with_the_name() -> None:
+    source = "Sheikh Ali Salman told the BBC that talks had failed."
+    text, _ = L.swap_roles(parse(source).sentences[0], random.Random(0))  # type: ignore[misc]
+    assert text == "The BBC told Sheikh Ali Salman that talks had failed."
 
 
 # ---- c. negation dropped (with re-inflection) and added ----
