@@ -11,6 +11,7 @@ import ast
 import csv
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,11 @@ LICENSES = {
     "nli/msrp/msr-para-train.tsv": "Microsoft shared source (msrp/LICENCE.html)",
     "nli/paws_true_format.csv": "PAWS, Apache-2.0 style (Google)",
     "nli/wanli_train_sample.jsonl": "CC BY 4.0 (WANLI)",
+    "nli/extra/fever_nli_binary.jsonl": "DocNLI BSD-3; FEVER text CC BY-SA 3.0",
+    "nli/extra/conjnli_adversarial.jsonl": "MIT (ConjNLI)",
+    "nli/extra/cad_snli_train.jsonl": "Apache-2.0 (counterfactual NLI); SNLI CC BY-SA 4.0",
+    "nli/extra/fm2_devtest.jsonl": "Apache-2.0 (Fool Me Twice); Wikipedia CC BY-SA",
+    "nli/extra/fever_symmetric.jsonl": "CC BY-SA 3.0 (FEVER-Symmetric)",
     "summaries/xsumfaith.jsonl": "annotations CC BY 4.0 (Maynez et al. 2020); BBC text research use",
     "summaries/cliff_error_types.jsonl": "as released in AggreFact (CLIFF, Cao & Wang 2021)",
     "summaries/goyal21_error_types.jsonl": "as released in AggreFact (Goyal & Durrett 2021)",
@@ -109,7 +115,8 @@ def _tsv(path: Path) -> Iterator[dict]:
 
 
 def read_pairs(data_dir: Path) -> list[TextPair]:
-    """Every NLI and paraphrase pair of the bundled default (SICK is left out on purpose)."""
+    """Every NLI and paraphrase pair of the bundled default (SICK is left out on purpose), and
+    the extra pairs of ``nli/extra/`` (:func:`read_extra_pairs`)."""
     nli = data_dir / "nli"
     out: list[TextPair] = []
     for name in ("snli_dev_from_esnli.tsv", "snli_test_from_esnli.tsv"):
@@ -170,6 +177,114 @@ def read_pairs(data_dir: Path) -> list[TextPair]:
                     r["gold"],
                 )
             )
+    return out + read_extra_pairs(data_dir)
+
+
+# The extra NLI files (``nli/extra/``); all share one JSON Lines layout.
+EXTRA_NLI = (
+    "fever_nli_binary.jsonl",
+    "conjnli_adversarial.jsonl",
+    "cad_snli_train.jsonl",
+    "fm2_devtest.jsonl",
+    "fever_symmetric.jsonl",
+)
+# Their labels in the three-way scheme the example builders use: a binary "not entailed" is
+# read like RTE's, as "neutral" (the hypothesis is not supported; no arc is known to be wrong).
+_EXTRA_LABELS = {
+    "entailment": "entailment",
+    "neutral": "neutral",
+    "contradiction": "contradiction",
+    "not_entailment": "neutral",
+}
+
+# Penn Treebank escapes and tokenisation spaces left in the FEVER texts, undone so the model
+# reads text as editors paste it.
+_PTB_WORDS = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
+_PTB_RULES = (
+    (re.compile(r"``\s*"), '"'),
+    (re.compile(r"\s*''"), '"'),
+    (re.compile(r" -- "), " – "),
+    (re.compile(r"([(\[{]) "), r"\1"),
+    (re.compile(r" ([)\]},.;:!?%])"), r"\1"),
+    (re.compile(r" (n't|'s|'re|'ve|'ll|'d|'m)\b", re.IGNORECASE), r"\1"),
+)
+
+
+def detokenize(text: str) -> str:
+    """Undo PTB-style tokenisation (``Paris , France -LRB- 2009 -RRB- .`` -> ``Paris, France
+    (2009).``); text without it comes back unchanged."""
+    for word, char in _PTB_WORDS.items():
+        text = text.replace(word, char)
+    for pattern, repl in _PTB_RULES:
+        text = pattern.sub(repl, text)
+    return text.strip()
+
+
+def _components(pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """For each (premise, hypothesis), a key shared by every pair linked to it through a common
+    premise or hypothesis (the first premise of the group), so that minimal-edit variants of
+    one item (counterfactual SNLI revises premise and hypothesis in turn) share a split."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for premise, hypothesis in pairs:
+        a, b = find("p:" + premise), find("h:" + hypothesis)
+        if a != b:
+            parent[b] = a
+    first: dict[str, str] = {}
+    for premise, _ in pairs:
+        first.setdefault(find("p:" + premise), premise)
+    return [first[find("p:" + premise)] for premise, _ in pairs]
+
+
+def read_extra_pairs(data_dir: Path) -> list[TextPair]:
+    """The pairs of ``nli/extra/`` (FEVER-NLI, ConjNLI, counterfactual SNLI, Fool Me Twice,
+    FEVER-Symmetric), detokenised, with labels read as :data:`_EXTRA_LABELS` says.
+
+    The group (what the split is made on) is the premise, widened to every pair that shares a
+    premise or a hypothesis with it, so near-duplicates never straddle train and dev; a pair
+    whose text an earlier file holds on the other side is left out. A file that is not there
+    is skipped (data folders from before these files were added).
+
+    Raises:
+        InputError: a row without premise, hypothesis or a known label, naming file and line.
+    """
+    out: list[TextPair] = []
+    seen: dict[str, str] = {}  # text -> the split an earlier file put it on
+    for name in EXTRA_NLI:
+        path = data_dir / "nli" / "extra" / name
+        if not path.is_file():
+            continue
+        source = f"nli/extra/{name}"
+        rows = []
+        for n, r in enumerate(_jsonl(path), 1):
+            label = _EXTRA_LABELS.get(str(r.get("label", "")).strip().lower())
+            premise = detokenize(str(r.get("premise") or ""))
+            hypothesis = detokenize(str(r.get("hypothesis") or ""))
+            if label is None or not premise or not hypothesis:
+                raise InputError(
+                    f"row needs premise, hypothesis and one of {sorted(_EXTRA_LABELS)}",
+                    path=str(path),
+                    line=n,
+                )
+            rows.append((premise, hypothesis, label))
+        groups = _components([(p, h) for p, h, _ in rows])
+        mine: dict[str, str] = {}
+        for (p, h, label), g in zip(rows, groups, strict=True):
+            side = split_of(source + g)
+            # FEVER-Symmetric reuses FEVER claims: a text an earlier file put on the other
+            # side is dropped here rather than shown to training and dev both.
+            if seen.get(p, side) != side or seen.get(h, side) != side:
+                continue
+            out.append(TextPair(source, g, p, h, label))
+            mine[p] = mine[h] = side
+        seen.update(mine)
     return out
 
 

@@ -59,20 +59,32 @@ class Example:
 
 @dataclass(frozen=True)
 class Plan:
-    """How many items of each kind to use (train side; dev gets a quarter of each)."""
+    """How many items of each kind to use (train side; dev gets a quarter of each).
+
+    The pair counts are per NLI/paraphrase file (``fever`` ... ``fever_sym`` are the files of
+    ``nli/extra/``); the flags switch document corruptions on (see :func:`document_corruptions`).
+    """
 
     snli: int = 3500
     mnli: int = 3500
     rte: int = 1000
     mrpc: int = 2500
     paws: int = 3000
+    fever: int = 4000
+    conjnli: int = 2000
+    cad: int = 2000
+    fm2: int = 800
+    fever_sym: int = 400
     corrupt_pairs: int = 5000
     doc_sentences: int = 2
     max_length: int = 256
     seed: int = 13
     splice: bool = False
-    fuse: bool = False
+    fuse: bool = True
     all_negations: bool = False
+    role_swap: bool = True
+    move_details: bool = True
+    move_clauses: bool = True
 
     def scaled(self, factor: float) -> Plan:
         f = max(factor, 0.0)
@@ -83,8 +95,30 @@ class Plan:
             rte=int(self.rte * f),
             mrpc=int(self.mrpc * f),
             paws=int(self.paws * f),
+            fever=int(self.fever * f),
+            conjnli=int(self.conjnli * f),
+            cad=int(self.cad * f),
+            fm2=int(self.fm2 * f),
+            fever_sym=int(self.fever_sym * f),
             corrupt_pairs=int(self.corrupt_pairs * f),
         )
+
+
+# Which Plan count each pair file draws on (WANLI: a fixed 100, as before the extra files).
+PAIR_QUOTAS = {
+    "nli/snli_dev_from_esnli.tsv": "snli",
+    "nli/snli_test_from_esnli.tsv": "snli",
+    "nli/mnli_dev_matched_from_hans_repo.tsv": "mnli",
+    "nli/rte_glue_resplit/train.tsv": "rte",
+    "nli/msrp/msr-para-train.tsv": "mrpc",
+    "nli/paws_true_format.csv": "paws",
+    "nli/wanli_train_sample.jsonl": "wanli",
+    "nli/extra/fever_nli_binary.jsonl": "fever",
+    "nli/extra/conjnli_adversarial.jsonl": "conjnli",
+    "nli/extra/cad_snli_train.jsonl": "cad",
+    "nli/extra/fm2_devtest.jsonl": "fm2",
+    "nli/extra/fever_symmetric.jsonl": "fever_sym",
+}
 
 
 def write_pickle(path: Path, obj: Any) -> None:
@@ -187,19 +221,18 @@ def _example(
 def _pick_pairs(
     pairs: Sequence[TextPair], plan: Plan, split: str, rng: random.Random
 ) -> list[TextPair]:
-    quota = {
-        "snli": plan.snli,
-        "mnli": plan.mnli,
-        "rte": plan.rte,
-        "msrp": plan.mrpc,
-        "paws": plan.paws,
-        "wanli": 100,
-    }
+    """Each file's quota of pairs on ``split`` (both SNLI files share one quota, as before)."""
+    quota = {key: (100 if key == "wanli" else getattr(plan, key)) for key in PAIR_QUOTAS.values()}
     if split == "dev":
         quota = {k: v // 4 for k, v in quota.items()}
+    groups: dict[str, list[TextPair]] = {k: [] for k in quota}
+    for p in pairs:
+        key = PAIR_QUOTAS.get(p.source)
+        if key is not None and split_of(p.source + p.group) == split:
+            groups[key].append(p)
     chosen = []
     for key, n in quota.items():
-        group = [p for p in pairs if key in p.source and split_of(p.source + p.group) == split]
+        group = groups[key]
         rng.shuffle(group)
         chosen.extend(group[:n])
     return chosen
@@ -252,8 +285,18 @@ def pair_examples(
             if reduced:
                 edits.append(("deletion", reduced, p, pp, hp, []))
             continue
+        res: tuple[str, list[L.Span]] | None = None
         if kind == "entity":
-            res = L.swap_entity(s, {k: v or pool.get(k, []) for k, v in local.items()}, rng)
+            # Prefer a relation error when the pair has the material: names trading roles, a
+            # name or a number, date or place of the premise put in the wrong slot.
+            if plan.role_swap:
+                res = L.swap_roles(s, rng) or L.borrow_entity(s, pp.sentences, rng)
+                kind = "role" if res is not None else kind
+            if res is None and plan.move_details:
+                res = L.move_detail(s, pp.sentences, rng)
+                kind = "moved" if res is not None else kind
+            if res is None:
+                res = L.swap_entity(s, {k: v or pool.get(k, []) for k, v in local.items()}, rng)
         elif kind == "negation":
             res = L.negate(s)
         else:
@@ -275,7 +318,13 @@ def pair_examples(
             if len(ep.sentences) != 1:
                 continue
             s = ep.sentences[0]
-            y = L.edit_labels(s, changed, L.arc_keys(pp), all_supported=p.label == "paraphrase")
+            y = L.edit_labels(
+                s,
+                changed,
+                L.arc_keys(pp),
+                all_supported=p.label == "paraphrase",
+                relation=kind in {"role", "moved"},
+            )
             if 0 not in y:
                 continue
             ex = _example(kind, p.source, split, p.premise, s, y, 0, L.arc_keys(pp))
@@ -341,6 +390,9 @@ def document_corruptions(
     splice_docs: bool = False,
     fuse_docs: bool = False,
     all_negations: bool = False,
+    role_swaps: bool = False,
+    move_details: bool = False,
+    move_clauses: bool = False,
     log: Log | None = None,
 ) -> list[Example]:
     """Corrupt real source sentences, and keep each one (as written or compressed) as a positive.
@@ -348,7 +400,11 @@ def document_corruptions(
     With ``splice_docs`` also join one sentence's subject to another's predicate (negatives);
     with ``fuse_docs`` also fuse each one with the next source sentence (positives supported by
     two sentences); with ``all_negations`` every negated sentence of the document, not only the
-    sampled ones, yields its un-negated twin (negatives).
+    sampled ones, yields its un-negated twin (negatives). Relations rather than words:
+    ``role_swaps`` makes two names of the sentence trade roles, or a name from another source
+    sentence take one (negatives); ``move_details`` puts a number, date or place of another
+    source sentence in (negatives); ``move_clauses`` moves a prepositional phrase to the front
+    or the end (positives).
 
     Evidence is the retrieved window around the original sentence.
     """
@@ -396,6 +452,18 @@ def document_corruptions(
                 if joined is not None:
                     edits.append(("splice", doc, joined, (s.index,)))
             after = doc.sentences[s.index + 1] if s.index + 1 < len(doc.sentences) else None
+            # Relation errors: every word is in the source, the arcs that tie them are not.
+            role = L.swap_roles(s, rng) if role_swaps else None
+            if role_swaps and role is None:
+                role = L.borrow_entity(s, doc.sentences, rng)
+            if role is not None:
+                edits.append(("role", doc, role, (s.index,)))
+            moved = L.move_detail(s, doc.sentences, rng) if move_details else None
+            if moved is not None and (role is None or moved[0] != role[0]):
+                edits.append(("moved", doc, moved, (s.index,)))
+            clause = L.move_clause(s) if move_clauses else None
+            if clause is not None:
+                edits.append(("clause", doc, (clause, []), (s.index,)))
             if fuse_docs and after is not None and len(s.tokens) + len(after.tokens) <= 50:
                 fused = L.fuse(s, after)
                 if fused is not None:
@@ -418,7 +486,7 @@ def document_corruptions(
         if ev.not_checked is not None or not set(needed) <= set(ev.sentence_indices):
             continue
         known = {a.key for i in ev.sentence_indices for a in doc.sentences[i].arcs}
-        if kind in {"copy", "compress", "fuse"}:
+        if kind in {"copy", "compress", "fuse", "clause"}:
             y, support = [1] * len(hyp.arcs), 1
         elif kind == "splice":
             # Every piece is in the source; the arcs that are not (the new subject) are wrong.
@@ -426,7 +494,9 @@ def document_corruptions(
             if 0 not in y:
                 continue
         else:
-            y, support = L.edit_labels(hyp, changed, known, all_supported=True), 0
+            relation = kind in {"role", "moved"}
+            y = L.edit_labels(hyp, changed, known, all_supported=True, relation=relation)
+            support = 0
             if 0 not in y:
                 continue
         ex = _example(f"doc-{kind}", "summaries/documents", split, ev.text, hyp, y, support, known)
@@ -482,6 +552,9 @@ def build_all(
             splice_docs=plan.splice,
             fuse_docs=plan.fuse,
             all_negations=plan.all_negations,
+            role_swaps=plan.role_swap,
+            move_details=plan.move_details,
+            move_clauses=plan.move_clauses,
             log=log,
         )
         cache.save()

@@ -20,6 +20,7 @@ Label values: 1 = entailed, 0 = not entailed, -1 = unknown (left out of the loss
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 
 from models.document import Arc, ParsedText, Sentence, Token
@@ -57,6 +58,8 @@ def edit_labels(
     changed: Sequence[Span],
     supported: set[tuple[str, str, str]],
     all_supported: bool = False,
+    *,
+    relation: bool = False,
 ) -> list[int]:
     """Labels of a corrupted sentence: arcs touching a changed span are not entailed.
 
@@ -65,10 +68,22 @@ def edit_labels(
         changed: character spans of the edit in that text.
         supported: arc keys known to be entailed by the evidence.
         all_supported: every untouched arc is entailed (the base was a gold paraphrase).
+        relation: the edit moved whole phrases that are in the source (role swap, moved
+            detail): an arc inside one moved phrase (``Angela -compound- Merkel``) is not an
+            error. A touching arc whose key the evidence has elsewhere stays an error: the
+            key is lemma-level, and ``Macron -said-`` in the source does not make Macron the
+            speaker of this sentence's words.
     """
     out = []
     for a in edited.arcs:
-        if arc_touches(a, changed):
+        inner = any(
+            s[0] <= a.head_start and a.head_end <= s[1] and s[0] <= a.child_start
+            and a.child_end <= s[1]
+            for s in changed
+        )  # fmt: skip
+        if relation and inner:
+            out.append(1 if all_supported or a.key in supported else -1)
+        elif arc_touches(a, changed):
             out.append(0)
         elif all_supported or a.key in supported:
             out.append(1)
@@ -193,8 +208,8 @@ def drop_negation(sentence: Sentence) -> tuple[str, list[Span]] | None:
     """Remove a ``not``/``n't``/``never`` (``was not seen`` -> ``was seen``).
 
     The changed span is the negated word: with its negation gone, the arcs it heads say the
-    opposite of the source. Negations carried by ``do`` (``did not go``) are left alone, since
-    undoing them needs the verb re-inflected.
+    opposite of the source. Negations carried by ``do`` are undone with the verb re-inflected
+    (``did not go`` -> ``went``: :func:`undo_do_negation`).
     """
     toks = sentence.tokens
     for neg in toks:
@@ -203,6 +218,9 @@ def drop_negation(sentence: Sentence) -> tuple[str, list[Span]] | None:
         head = toks[neg.head]
         helpers = [t for t in toks if t.head == head.i and t.dep in {"aux", "auxpass"}]
         if any(t.lemma == "do" for t in helpers) or (head.lemma == "do" and head.i < neg.i):
+            undone = undo_do_negation(sentence)
+            if undone is not None:
+                return undone
             continue
         text, off = sentence.text, sentence.start
         cut_a, cut_b, insert = neg.start - off, neg.end - off, ""
@@ -363,16 +381,43 @@ def fuse(first: Sentence, second: Sentence) -> str | None:
         return None
     root = next((t for t in second.tokens if t.dep == "ROOT" and t.pos in {"VERB", "AUX"}), None)
     lead = second.tokens[0]
+    # "But ...", "However, ...", "So ...": the link between the two is not a plain "and".
+    if lead.pos in {"CCONJ", "SCONJ"} or (
+        lead.pos == "ADV" and len(second.tokens) > 1 and second.tokens[1].text == ","
+    ):
+        return None
     if (
         root is not None
         and lead.head == root.i
         and lead.dep in {"nsubj", "nsubjpass"}
         and lead.text.lower() in _SUBJECT_PRONOUNS
+        and _pronoun_agrees(lead.text.lower(), first)
     ):
         return f"{a[:-1]} and {b[lead.end - second.start :].lstrip()}"
     if lead.pos != "PROPN" and lead.text != "I" and not lead.text.isupper():
         b = b[:1].lower() + b[1:]
     return f"{a[:-1]}, and {b}"
+
+
+def _pronoun_agrees(pronoun: str, first: Sentence) -> bool:
+    """Whether a subject pronoun can stand for the first sentence's subject, so dropping it
+    makes that subject its own (a plural pronoun for a plural or coordinated subject, ``it``
+    for a singular thing, ``he``/``she`` for a name). Otherwise the pronoun is kept."""
+    toks = first.tokens
+    root = next((t for t in toks if t.dep == "ROOT"), None)
+    subj = next(
+        (t for t in toks if root and t.head == root.i and t.dep in {"nsubj", "nsubjpass"}), None
+    )
+    if subj is None or subj.pos not in {"NOUN", "PROPN"}:
+        return False
+    plural = subj.text.lower() != subj.lemma or any(
+        t.head == subj.i and t.dep == "conj" for t in toks
+    )
+    if pronoun == "they":
+        return plural
+    if pronoun == "it":
+        return not plural and subj.pos == "NOUN"
+    return not plural and subj.pos == "PROPN"
 
 
 def word_pool(
@@ -392,3 +437,437 @@ def word_pool(
         rng.shuffle(items)
         out[p] = items[:per_pos]
     return out
+
+
+# ---- relation corruptions: every word stays in the source, the relation does not ----
+
+# Dependents that fill a role of their head (who did what to whom, where, whose).
+ROLE_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "dative", "pobj", "poss"})
+# Predicates whose two participants can trade places without changing the meaning.
+_SYMMETRIC = frozenset(
+    {"meet", "marry", "divorce", "face", "play", "fight", "battle", "partner", "resemble"}
+    | {"collaborate", "merge", "wed", "date", "negotiate", "debate", "talk", "chat", "compete"}
+)
+_SYMMETRIC_PREPS = frozenset({"with", "against", "between", "versus", "vs", "vs.", "and", "among"})
+# Prepositions whose named object is a place ("to the BBC", "from Smith" are not).
+_PLACE_PREPS = frozenset({"in", "at", "near", "across", "outside", "inside"})
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_CALENDAR = _MONTHS | _WEEKDAYS  # names, but of a date: moved as details, never as roles
+
+
+def _chunk_root(sentence: Sentence, lo: int, hi: int) -> Token | None:
+    """The one token of ``lo..hi`` whose head lies outside it, or None if there are several."""
+    toks = sentence.tokens
+    roots = [t for t in toks[lo : hi + 1] if not lo <= t.head <= hi or t.head == t.i]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _glued(sentence: Sentence, lo: int, hi: int) -> bool:
+    """Whether tokens ``lo..hi`` are part of a longer written word (``2015-16``,
+    ``Martin-in-the-Fields``): a letter, digit or hyphen touches either end."""
+    toks, text, off = sentence.tokens, sentence.text, sentence.start
+    a, b = toks[lo].start - off, toks[hi].end - off
+    before = text[a - 1] if a > 0 else " "
+    after = text[b] if b < len(text) else " "
+    return before.isalnum() or before in "-/" or after.isalnum() or after in "-/"
+
+
+def _inside_name(sentence: Sentence, lo: int, hi: int, root: Token) -> bool:
+    """Whether a run of proper nouns is one piece of a longer name (``Academy of Ancient
+    Music``, ``Handel's Messiah``, ``North Cumbria Magistrates' Court``)."""
+    toks = sentence.tokens
+    head = toks[root.head]
+    if root.head != root.i and head.pos == "PROPN":
+        return True  # "Handel('s) Messiah": the run hangs off another name
+    if root.dep == "pobj" and head.head != head.i and toks[head.head].pos == "PROPN":
+        return True  # "Academy of [Ancient Music]"
+    for t in toks:
+        if lo <= t.i <= hi or t.pos != "PROPN" or t.head == t.i:
+            continue
+        up = toks[t.head]
+        if lo <= up.i <= hi or (up.dep == "prep" and lo <= up.head <= hi):
+            return True  # "[Academy] of Ancient Music", "Magistrates' [Court]"
+    return False
+
+
+def entity_chunks(sentence: Sentence) -> list[tuple[int, int]]:
+    """Runs of proper nouns that form one whole name (``Angela Merkel``, ``the BBC``), as token
+    ranges; a ``the`` in front belongs to the name. Pieces of longer names are left out."""
+    toks, out = sentence.tokens, []
+    i = 0
+    while i < len(toks):
+        if toks[i].pos != "PROPN":
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(toks) and toks[j + 1].pos == "PROPN":
+            j += 1
+        root = _chunk_root(sentence, i, j)
+        if (
+            root is not None
+            and not _glued(sentence, i, j)
+            and not _inside_name(sentence, i, j, root)
+        ):
+            lo = i
+            if i > 0 and toks[i - 1].dep == "det" and toks[i - 1].head == root.i:
+                lo = i - 1
+            out.append((lo, j))
+        i = j + 1
+    return out
+
+
+def _chunk_text(sentence: Sentence, lo: int, hi: int) -> str:
+    toks = sentence.tokens
+    return sentence.text[toks[lo].start - sentence.start : toks[hi].end - sentence.start]
+
+
+def _role_chunks(sentence: Sentence) -> list[tuple[int, int, Token]]:
+    """Entity chunks that fill a role (ROLE_DEPS), with their root; coordinated ones and
+    month or weekday names left out."""
+    out = []
+    for lo, hi in entity_chunks(sentence):
+        root = _chunk_root(sentence, lo, hi)
+        if root is None or root.dep not in ROLE_DEPS or _words(sentence, lo, hi) & _CALENDAR:
+            continue
+        if any(t.head == root.i and t.dep in {"conj", "cc"} for t in sentence.tokens):
+            continue
+        out.append((lo, hi, root))
+    return out
+
+
+def _governor(sentence: Sentence, tok: Token) -> Token:
+    """The nearest verb (or the root) above a token, through prepositions and nouns."""
+    toks, seen = sentence.tokens, set()
+    cur = toks[tok.head]
+    while cur.pos not in {"VERB", "AUX"} and cur.head != cur.i and cur.i not in seen:
+        seen.add(cur.i)
+        cur = toks[cur.head]
+    return cur
+
+
+def _symmetric_slot(sentence: Sentence, root: Token) -> bool:
+    toks = sentence.tokens
+    if root.dep == "pobj" and toks[root.head].text.lower() in _SYMMETRIC_PREPS:
+        return True
+    return _governor(sentence, root).lemma in _SYMMETRIC
+
+
+def _words(sentence: Sentence, lo: int, hi: int) -> set[str]:
+    return {t.text.lower() for t in sentence.tokens[lo : hi + 1] if t.dep != "det"}
+
+
+def _fit(new: str, at_start: bool) -> str:
+    """A moved phrase's first letter: upper case at the start of the sentence, and a leading
+    article in lower case anywhere else (``The BBC`` -> ``the BBC``)."""
+    if at_start:
+        return new[:1].upper() + new[1:]
+    first = new.split(" ", 1)[0]
+    return new[:1].lower() + new[1:] if first in {"The", "A", "An"} else new
+
+
+def _put(sentence: Sentence, edits: Sequence[tuple[int, int, str]]) -> tuple[str, list[Span]]:
+    """Replace token ranges (non-overlapping, any order) by new strings; the new spans."""
+    text, off, toks = sentence.text, sentence.start, sentence.tokens
+    pieces, spans, at, shift = [], [], 0, 0
+    for lo, hi, new in sorted(edits):
+        a, b = toks[lo].start - off, toks[hi].end - off
+        new = _fit(new, not text[:a].strip(" \n\"'“‘("))
+        pieces.append(text[at:a] + new)
+        spans.append((a + shift, a + shift + len(new)))
+        shift += len(new) - (b - a)
+        at = b
+    pieces.append(text[at:])
+    return "".join(pieces), spans
+
+
+def swap_roles(sentence: Sentence, rng: random.Random) -> tuple[str, list[Span]] | None:
+    """Two named entities of one sentence trade places (``Smith beat Jones`` -> ``Jones beat
+    Smith``; ``drawn by Mercator for Ortelius`` -> ``drawn by Ortelius for Mercator``).
+
+    Both names are in the source; who did what to whom is not. Coordinated names, names in one
+    another, and symmetric predicates (``meet``, ``with``, ...) are left alone. The changed spans
+    are the two names: arcs inside a name stay what they were (``edit_labels(relation=True)``).
+    A place only trades with a place (the object of ``in``, ``at``, ...).
+    """
+    chunks = _role_chunks(sentence)
+    pairs = [
+        (a, b)
+        for n, a in enumerate(chunks)
+        for b in chunks[n + 1 :]
+        if not _words(sentence, a[0], a[1]) & _words(sentence, b[0], b[1])
+        and not _symmetric_slot(sentence, a[2])
+        and not _symmetric_slot(sentence, b[2])
+        and (a[2].dep, a[2].head) != (b[2].dep, b[2].head)
+        and _slot_kind(sentence, a[2]) == _slot_kind(sentence, b[2])
+    ]
+    if not pairs:
+        return None
+    (lo1, hi1, _), (lo2, hi2, _) = rng.choice(pairs)
+    t1, t2 = _chunk_text(sentence, lo1, hi1), _chunk_text(sentence, lo2, hi2)
+    return _put(sentence, [(lo1, hi1, t2), (lo2, hi2, t1)])
+
+
+def _slot_kind(sentence: Sentence, root: Token) -> str:
+    """``place`` for the object of a locative preposition, else ``agent``."""
+    toks = sentence.tokens
+    if root.dep == "pobj" and toks[root.head].text.lower() in _PLACE_PREPS:
+        return "place"
+    return "agent"
+
+
+def borrow_entity(
+    sentence: Sentence, donors: Sequence[Sentence], rng: random.Random
+) -> tuple[str, list[Span]] | None:
+    """A named entity of another source sentence takes the role of one in this sentence
+    (``The map was drawn by Mercator.`` with ``Ortelius`` elsewhere in the source -> ``The map
+    was drawn by Ortelius.``). The name is in the source, in another event.
+
+    Names sharing a word with any name of the sentence (``Merkel`` / ``Angela Merkel``) are not
+    borrowed; a place only replaces a place (the object of ``in``, ``at``, ...).
+    """
+    targets = [c for c in _role_chunks(sentence) if not _symmetric_slot(sentence, c[2])]
+    if not targets:
+        return None
+    present = {t.text.lower() for t in sentence.tokens if t.pos == "PROPN"}
+    offers: dict[str, dict[str, None]] = {"place": {}, "agent": {}}
+    for d in donors:
+        if d.index == sentence.index and d.text == sentence.text:
+            continue
+        for lo, hi in entity_chunks(d):
+            root = _chunk_root(d, lo, hi)
+            words = _words(d, lo, hi)
+            if root is None or words & (present | _CALENDAR) or root.dep not in ROLE_DEPS:
+                continue
+            offers[_slot_kind(d, root)].setdefault(_chunk_text(d, lo, hi), None)
+    cands = [(c, name) for c in targets for name in offers[_slot_kind(sentence, c[2])]]
+    if not cands:
+        return None
+    (lo, hi, _), name = rng.choice(cands)
+    return _put(sentence, [(lo, hi, name)])
+
+
+def _detail_kind(tok: Token) -> str | None:
+    """The kind of a date or number token: year, month, weekday, digits, words."""
+    low = tok.text.lower()
+    if low in _MONTHS and tok.pos == "PROPN":
+        return "month"
+    if low in _WEEKDAYS:
+        return "weekday"
+    if tok.pos != "NUM" or low in {"one", "a"}:
+        return None
+    if re.fullmatch(r"1\d{3}|20\d{2}", low):
+        return "year"
+    if re.fullmatch(r"\d[\d,.]*", low):
+        return "digits"
+    return "words" if low.isalpha() else None
+
+
+def _details(sentence: Sentence) -> list[tuple[int, int, str]]:
+    """Token ranges of dates, numbers and places in a sentence, with their kind (a number
+    next to a month name is a ``day``: ``31 March`` never takes a count of victims)."""
+    toks = sentence.tokens
+    out: list[tuple[int, int, str]] = []
+    for t in toks:
+        kind = _detail_kind(t)
+        if kind is None or _glued(sentence, t.i, t.i):
+            continue
+        near = {toks[j].text.lower() for j in (t.i - 1, t.i + 1) if 0 <= j < len(toks)}
+        out.append((t.i, t.i, "day" if kind == "digits" and near & _MONTHS else kind))
+    for lo, hi in entity_chunks(sentence):
+        root = _chunk_root(sentence, lo, hi)
+        if root is None or any(_detail_kind(t) for t in sentence.tokens[lo : hi + 1]):
+            continue
+        if _slot_kind(sentence, root) == "place":
+            out.append((lo, hi, "place"))
+    return out
+
+
+def move_detail(
+    sentence: Sentence, donors: Sequence[Sentence], rng: random.Random
+) -> tuple[str, list[Span]] | None:
+    """A number, date or place replaced by one of the same kind from another source sentence
+    (``opened in 1902`` -> ``opened in 1990`` when 1990 is the year of another event).
+
+    The value is in the source, but it belongs to another event. Kinds: year, month, weekday,
+    number in digits, number in words, place (the object of a locative preposition).
+    """
+    used = _arc_words(sentence)
+    targets = [d for d in _details(sentence) if any(i in used for i in range(d[0], d[1] + 1))]
+    if not targets:
+        return None
+    here = sentence.text.lower()
+    offers: dict[str, dict[str, None]] = {}
+    for d in donors:
+        if d.index == sentence.index and d.text == sentence.text:
+            continue
+        for lo, hi, kind in _details(d):
+            value = _chunk_text(d, lo, hi)
+            if not re.search(rf"(?<!\w){re.escape(value.lower())}(?!\w)", here):
+                offers.setdefault(kind, {}).setdefault(value, None)
+    cands = [(t, v) for t in targets for v in offers.get(t[2], ())]
+    if not cands:
+        return None
+    (lo, hi, _), value = rng.choice(cands)
+    return _put(sentence, [(lo, hi, value)])
+
+
+# Past tense and past participle are not needed: ``did not X`` only ever becomes the past.
+_IRREGULAR_PAST = dict(
+    pair.split(":")
+    for pair in (
+        "arise:arose awake:awoke be:was bear:bore beat:beat become:became begin:began bend:bent "
+        "bet:bet bind:bound bite:bit bleed:bled blow:blew break:broke breed:bred bring:brought "
+        "build:built burn:burned burst:burst buy:bought cast:cast catch:caught choose:chose "
+        "cling:clung come:came cost:cost creep:crept cut:cut deal:dealt dig:dug do:did draw:drew "
+        "drink:drank drive:drove eat:ate fall:fell feed:fed feel:felt fight:fought find:found "
+        "flee:fled fling:flung fly:flew forbid:forbade forecast:forecast forget:forgot "
+        "forgive:forgave freeze:froze get:got give:gave go:went grind:ground grow:grew "
+        "hang:hung have:had hear:heard hide:hid hit:hit hold:held hurt:hurt keep:kept "
+        "kneel:knelt know:knew lay:laid lead:led leave:left lend:lent let:let lie:lay light:lit "
+        "lose:lost make:made mean:meant meet:met mislead:misled mistake:mistook overcome:overcame "
+        "oversee:oversaw overtake:overtook overthrow:overthrew pay:paid prove:proved put:put "
+        "quit:quit read:read rebuild:rebuilt rid:rid ride:rode ring:rang rise:rose run:ran "
+        "say:said see:saw seek:sought sell:sold send:sent set:set shake:shook shed:shed "
+        "shine:shone shoot:shot show:showed shrink:shrank shut:shut sing:sang sink:sank sit:sat "
+        "sleep:slept slide:slid speak:spoke speed:sped spend:spent spin:spun split:split "
+        "spread:spread spring:sprang stand:stood steal:stole stick:stuck sting:stung "
+        "stink:stank strike:struck strive:strove swear:swore sweep:swept swim:swam swing:swung "
+        "take:took teach:taught tear:tore tell:told think:thought throw:threw "
+        "undergo:underwent understand:understood undertake:undertook upset:upset wake:woke "
+        "wear:wore weave:wove weep:wept win:won wind:wound withdraw:withdrew write:wrote "
+        "admit:admitted commit:committed submit:submitted permit:permitted omit:omitted "
+        "prefer:preferred refer:referred occur:occurred regret:regretted control:controlled "
+        "patrol:patrolled transfer:transferred equip:equipped compel:compelled "
+        "expel:expelled propel:propelled panic:panicked"
+    ).split()
+)
+_IRREGULAR_PRESENT = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+
+
+def past_tense(lemma: str) -> str | None:
+    """The simple past of a verb lemma: the irregular table, else the regular spelling rules
+    (``close`` -> ``closed``, ``carry`` -> ``carried``, ``stop`` -> ``stopped``)."""
+    if not lemma.isalpha() or not lemma.islower():
+        return None
+    if lemma in _IRREGULAR_PAST:
+        return _IRREGULAR_PAST[lemma]
+    if lemma.endswith("e"):
+        return lemma + "d"
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", lemma):  # one syllable ending in CVC
+        return lemma + lemma[-1] + "ed"
+    return lemma + "ed"
+
+
+def third_person(lemma: str) -> str | None:
+    """The present third person singular (``go`` -> ``goes``, ``carry`` -> ``carries``)."""
+    if not lemma.isalpha() or not lemma.islower():
+        return None
+    if lemma in _IRREGULAR_PRESENT:
+        return _IRREGULAR_PRESENT[lemma]
+    if re.search(r"(s|x|z|ch|sh|o)$", lemma):
+        return lemma + "es"
+    if re.search(r"[^aeiou]y$", lemma):
+        return lemma[:-1] + "ies"
+    return lemma + "s"
+
+
+def undo_do_negation(sentence: Sentence) -> tuple[str, list[Span]] | None:
+    """``did not win`` -> ``won``, ``does not own`` -> ``owns``, ``don't agree`` -> ``agree``.
+
+    The verb is re-inflected from its lemma and the tense of ``do`` (irregular pasts from a
+    table). Questions and a sentence-initial ``do`` are left alone. The changed span is the
+    re-inflected verb, whose arcs now say the opposite of the source.
+    """
+    toks = sentence.tokens
+    if sentence.text.rstrip().endswith("?"):
+        return None
+    for neg in toks:
+        if neg.dep != "neg" or neg.text.lower() not in {"not", "n't"} or neg.head == neg.i:
+            continue
+        verb = toks[neg.head]
+        aux = toks[neg.i - 1] if neg.i > 0 else None
+        if (
+            aux is None
+            or aux.i == 0
+            or aux.lemma != "do"
+            or aux.head != verb.i
+            or aux.dep != "aux"
+            or verb.pos != "VERB"
+            or verb.i <= neg.i
+        ):
+            continue
+        tense = aux.text.lower()
+        form = (
+            past_tense(verb.lemma)
+            if tense == "did"
+            else third_person(verb.lemma)
+            if tense == "does"
+            else verb.lemma
+            if tense == "do"
+            else None
+        )
+        if form is None or not verb.text.isalpha():
+            return None
+        text, off = sentence.text, sentence.start
+        cut_a, cut_b = aux.start - off, neg.end - off
+        while cut_b < len(text) and text[cut_b] == " ":
+            cut_b += 1
+        v0, v1 = verb.start - off, verb.end - off
+        out = text[:cut_a] + text[cut_b:v0] + form + text[v1:]
+        at = v0 - (cut_b - cut_a)
+        return out, [(at, at + len(form))]
+    return None
+
+
+def move_clause(sentence: Sentence) -> str | None:
+    """A prepositional phrase of the main verb moved (a positive: every arc stays as it was).
+
+    A phrase at the end goes to the front (``The council approved the budget on Monday.`` ->
+    ``On Monday, the council approved the budget.``); a fronted one goes to the end. Only
+    adjuncts move: ``in``/``on``/``at``/``after``/... phrases of a verb that has an object, or
+    whose object is a date or number (``lives in Paris`` stays as it is).
+    """
+    toks = sentence.tokens
+    if len(toks) < 5 or '"' in sentence.text:
+        return None
+    root = next((t for t in toks if t.dep == "ROOT" and t.pos in {"VERB", "AUX"}), None)
+    end = toks[-1]
+    if root is None or end.text != "." or end.head != root.i:
+        return None
+    text, off = sentence.text, sentence.start
+    has_object = any(t.head == root.i and t.dep in {"dobj", "attr", "acomp"} for t in toks)
+    for prep in toks:
+        if prep.dep != "prep" or prep.head != root.i or prep.text.lower() not in _FRONTING:
+            continue
+        inside = _subtree(sentence, prep.i)
+        lo, hi = min(inside), max(inside)
+        obj = next((t for t in toks if t.head == prep.i and t.dep == "pobj"), None)
+        if hi - lo + 1 != len(inside) or not 2 <= len(inside) <= 8 or obj is None:
+            continue
+        if not has_object and not (obj.pos == "NUM" or _detail_kind(obj)):
+            continue
+        phrase = text[toks[lo].start - off : toks[hi].end - off]
+        if hi == end.i - 1 and lo > root.i:  # at the end: to the front
+            first = toks[0]
+            rest = text[: toks[lo].start - off].rstrip()
+            if first.pos != "PROPN" and first.text != "I" and not first.text.isupper():
+                rest = rest[:1].lower() + rest[1:]
+            return f"{phrase[:1].upper()}{phrase[1:]}, {rest}."
+        if lo == 0 and hi + 1 < end.i and toks[hi + 1].text == ",":  # fronted: to the end
+            rest = text[toks[hi + 1].end - off : end.start - off].strip()
+            if not rest:
+                return None
+            head = phrase[:1].lower() + phrase[1:] if toks[0].pos != "PROPN" else phrase
+            return f"{rest[:1].upper()}{rest[1:]} {head}."
+    return None
+
+
+_FRONTING = frozenset(
+    {"in", "on", "at", "after", "before", "during", "since", "until", "throughout", "near"}
+    | {"outside", "inside", "within", "despite", "following", "across"}
+)

@@ -83,9 +83,11 @@ def test_dropped_negation_marks_the_negated_words_arcs(
     )
 
 
-def test_do_negation_is_not_dropped() -> None:
-    # "did not go" -> "went" needs re-inflection; no corruption rather than a broken sentence
-    assert L.drop_negation(parse("The team did not go to Paris.").sentences[0]) is None
+def test_do_negation_is_dropped_with_the_verb_re_inflected() -> None:
+    # "did not go" -> "went": the irregular past from the table, the verb's arcs flagged
+    text, changed = L.drop_negation(parse("The team did not go to Paris.").sentences[0])  # type: ignore[misc]
+    assert text == "The team went to Paris."
+    assert [text[a:b] for a, b in changed] == ["went"]
 
 
 def test_same_pos_swap_changes_a_word_of_that_pos() -> None:
