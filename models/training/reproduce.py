@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fuse",
         action=argparse.BooleanOptionalAction,
-        default=False,
+        default=True,
         help="fuse a source sentence with the next one (positives supported by two sentences)",
     )
     parser.add_argument(
