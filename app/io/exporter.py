@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -76,13 +79,68 @@ def export(
     tmp = out.with_name(out.name + ".part")
     writer = {"jsonl": _jsonl, "csv": _csv, "dae-arcs": _dae}[fmt]
     total = project.count_pairs()
+    # A .part left here is from an export killed where the unnamed file below is not available.
+    tmp.unlink(missing_ok=True)
+    unnamed = _unnamed_file(out.parent)
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            count = writer(project, fh, total, progress)
+        if unnamed is not None:
+            # Linux: the file has no name until it is complete, so even kill -9 leaves nothing.
+            with os.fdopen(unnamed, "w+", encoding="utf-8", newline="") as fh:
+                count = writer(project, fh, total, progress)
+                fh.flush()
+                try:
+                    _name(fh.fileno(), tmp)
+                except OSError:  # linkat refused here: copy it under the .part name instead
+                    fh.seek(0)
+                    with open(tmp, "w", encoding="utf-8", newline="") as named:
+                        shutil.copyfileobj(fh, named)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                count = writer(project, fh, total, progress)
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)
     return count
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    """A writable file descriptor of a file with no name in ``folder`` (Linux O_TMPFILE)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not Path("/proc/self/fd").is_dir():
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR, 0o644)
+    except OSError:  # a filesystem without O_TMPFILE: fall back to the named .part file
+        return None
+
+
+def _name(fd: int, path: Path) -> None:
+    """Give the unnamed file ``fd`` the name ``path`` (linkat following /proc/self/fd/N)."""
+    proc = os.open("/proc/self/fd", os.O_RDONLY)
+    try:
+        # With a directory fd CPython calls linkat(..., AT_SYMLINK_FOLLOW); plain link() would
+        # try to link the /proc symlink itself.
+        os.link(str(fd), path, src_dir_fd=proc, follow_symlinks=True)
+    finally:
+        os.close(proc)
+
+
+def strict_json(record: dict[str, Any]) -> str:
+    """The record as strict JSON: a NaN or infinite number (never valid JSON) becomes null."""
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(record), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -176,7 +234,7 @@ def _jsonl(project: Project, fh: Any, total: int, progress: Any) -> int:
     runs = run_info(project)
     n = 0
     for b in iter_bundles(project):
-        fh.write(json.dumps(pair_record(b, runs), ensure_ascii=False))
+        fh.write(strict_json(pair_record(b, runs)))
         fh.write("\n")
         n += 1
         if progress is not None and n % 1000 == 0:

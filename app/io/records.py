@@ -170,6 +170,7 @@ def read_pairs(
     rows = _json_rows(path, text) if fmt == "jsonl" else _table_rows(path, text, fmt)
     result = ReadResult()
     any_row = False
+    id_kinds: dict[str, tuple[str, int]] = {}  # stored id -> (JSON kind, first line)
     for line, row in rows:
         any_row = True
         try:
@@ -177,7 +178,9 @@ def read_pairs(
                 raise row
             # Field names are resolved per record: JSONL records need not share their keys.
             resolved = _resolve(path, line, row, mapping)
-            result.records.append(_record(path, line, row, resolved, max_field_chars))
+            record = _record(path, line, row, resolved, max_field_chars)
+            _check_id_kind(path, line, row, resolved["id"], record.external_id, id_kinds)
+            result.records.append(record)
         except InputError as err:
             if not skip_invalid or err.field == "__file__":
                 raise
@@ -185,6 +188,33 @@ def read_pairs(
     if not any_row:
         raise InputError("the file has no records", path=str(path))
     return result
+
+
+def _check_id_kind(
+    path: Path,
+    line: int,
+    row: dict[str, Any],
+    name: str | None,
+    external_id: str | None,
+    seen: dict[str, tuple[str, int]],
+) -> None:
+    """Refuse an id given as a number on one line and as text on another (7 and "7").
+
+    Ids are stored as text, so the two would silently become one pair; which one the file meant
+    cannot be known, so the record is refused (or skipped) with both lines named.
+    """
+    if name is None or external_id is None:
+        return
+    kind = "a number" if isinstance(row.get(name), int) else "text"
+    first = seen.setdefault(external_id, (kind, line))
+    if first[0] != kind:
+        raise InputError(
+            f"id {external_id!r} is {kind} here but {first[0]} on line {first[1]}; ids are "
+            "compared as text, so both would be one pair: give them distinct ids",
+            path=str(path),
+            line=line,
+            field=name,
+        )
 
 
 def _decode(path: Path) -> str:
