@@ -27,7 +27,7 @@ import numpy as np
 from models.encoding import load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_providers
+from models.runtime import DevicePref, onnx_session
 
 BUNDLED_DIR = resources_dir() / "models" / "aligner"
 MODEL_FILE = "model.onnx"
@@ -88,16 +88,7 @@ class TokenEncoder:
             raise ModelLoadError(f"{path / CONFIG_FILE}: cannot read: {exc}") from exc
         if self.config.get("kind") != KIND:
             raise ModelLoadError(f"{path / CONFIG_FILE}: not an aligner model (kind {KIND!r}).")
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(
-                str(path / MODEL_FILE), opts, providers=onnx_providers(device)
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelLoadError(f"{path / MODEL_FILE}: cannot load: {exc}") from exc
+        self._session = onnx_session(path / MODEL_FILE, device)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self.window = int(self.config.get("window", 254))

@@ -20,7 +20,7 @@ from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_toke
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_providers, torch_device
+from models.runtime import DevicePref, onnx_session, torch_device
 
 Runtime = Literal["onnx", "torch"]
 BUNDLED_DIR = resources_dir() / "models" / "arc_support"
@@ -59,16 +59,7 @@ class ArcSupportRunner:
                 raise ModelNotFoundError(
                     f"{path}: no {ONNX_FILE}; use runtime='torch' for {TORCH_FILE} weights."
                 )
-            import onnxruntime as ort
-
-            opts = ort.SessionOptions()
-            opts.log_severity_level = 3
-            try:
-                self._session: Any = ort.InferenceSession(
-                    str(path / ONNX_FILE), opts, providers=onnx_providers(device)
-                )
-            except Exception as exc:  # onnxruntime raises untyped errors
-                raise ModelLoadError(f"{path / ONNX_FILE}: cannot load: {exc}") from exc
+            self._session: Any = onnx_session(path / ONNX_FILE, device)
         elif runtime == "torch":
             from models.arc_model import load_torch
 

@@ -16,9 +16,9 @@ import numpy as np
 
 from models.document import ParsedText, Sentence
 from models.encoding import load_tokenizer
-from models.errors import ModelLoadError, ModelNotFoundError
+from models.errors import ModelNotFoundError
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_providers
+from models.runtime import DevicePref, onnx_session
 
 BUNDLED_DIR = resources_dir() / "models" / "embedder"
 MODEL_FILE = "model.onnx"
@@ -42,16 +42,7 @@ class SentenceEmbedder:
         path = Path(model_dir)
         if not bundled_available(path):
             raise ModelNotFoundError(f"{path}: no {MODEL_FILE} and {TOKENIZER_FILE} here.")
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(
-                str(path / MODEL_FILE), opts, providers=onnx_providers(device)
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelLoadError(f"{path / MODEL_FILE}: cannot load: {exc}") from exc
+        self._session = onnx_session(path / MODEL_FILE, device)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(max_length)

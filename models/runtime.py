@@ -6,7 +6,8 @@ request and is imported only then, so the window starts without it.
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from models.errors import ModelLoadError
 
@@ -28,6 +29,22 @@ def onnx_providers(device: DevicePref = "auto") -> list[str]:
     if device in ("auto", "cuda") and has_cuda:
         return ["CUDAExecutionProvider", "CPUExecutionProvider"]
     return ["CPUExecutionProvider"]
+
+
+def onnx_session(path: str | Path, device: DevicePref = "auto") -> Any:
+    """An onnxruntime session for a model file on the chosen device, quiet.
+
+    Raises:
+        ModelLoadError: when the file cannot be loaded (onnxruntime raises untyped errors).
+    """
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=onnx_providers(device))
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelLoadError(f"{path}: cannot load: {exc}") from exc
 
 
 def torch_device(device: DevicePref = "auto") -> str:

@@ -29,9 +29,9 @@ from models.checkers.base import (
     Progress,
     SentenceScore,
     ShouldStop,
-    check_stop,
     has_content,
     pair_score,
+    score_each,
     skipped_sentence,
 )
 from models.document import ParsedText
@@ -100,14 +100,9 @@ class AlignChecker:
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
     ) -> list[PairScore]:
-        results: list[PairScore] = []
-        for n, item in enumerate(batch):
-            if n % batch_size == 0:
-                check_stop(should_stop)
-            results.append(self._cached(item))
-            if progress is not None and ((n + 1) % batch_size == 0 or n + 1 == len(batch)):
-                progress(n + 1, len(batch))
-        return results
+        return score_each(
+            batch, self._cached, batch_size=batch_size, progress=progress, should_stop=should_stop
+        )
 
     def _cached(self, item: PairInput) -> PairScore:
         key = (self.name, self.version, item.source.text, item.output.text)

@@ -105,6 +105,25 @@ def check_stop(should_stop: ShouldStop | None) -> None:
         raise Cancelled("analysis cancelled")
 
 
+def score_each(
+    batch: Sequence[PairInput],
+    one: Callable[[PairInput], PairScore],
+    *,
+    batch_size: int,
+    progress: Progress | None,
+    should_stop: ShouldStop | None,
+) -> list[PairScore]:
+    """Score pairs one by one (checkers without a batched model): stop and progress per batch."""
+    results: list[PairScore] = []
+    for n, item in enumerate(batch):
+        if n % batch_size == 0:
+            check_stop(should_stop)
+        results.append(one(item))
+        if progress is not None and ((n + 1) % batch_size == 0 or n + 1 == len(batch)):
+            progress(n + 1, len(batch))
+    return results
+
+
 NO_CONTENT = "no content arcs"
 
 

@@ -19,8 +19,8 @@ from models.checkers.base import (
     SentenceScore,
     ShouldStop,
     arc_sentence_score,
-    check_stop,
     pair_score,
+    score_each,
 )
 from models.evidence import Evidence, LexicalRetriever
 
@@ -41,14 +41,13 @@ class LexicalArcChecker:
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
     ) -> list[PairScore]:
-        results: list[PairScore] = []
-        for n, item in enumerate(batch):
-            if n % batch_size == 0:
-                check_stop(should_stop)
-            results.append(self._score_one(item))
-            if progress is not None and ((n + 1) % batch_size == 0 or n + 1 == len(batch)):
-                progress(n + 1, len(batch))
-        return results
+        return score_each(
+            batch,
+            self._score_one,
+            batch_size=batch_size,
+            progress=progress,
+            should_stop=should_stop,
+        )
 
     def _score_one(self, item: PairInput) -> PairScore:
         src = item.source
