@@ -344,6 +344,7 @@ def run_evaluation(
             Plan().scaled(0.35),
             count_tokens=lambda t: len(tok.encode(t, add_special_tokens=False).ids),
             retriever=default_retriever(),
+            splits=("dev",),
         )["dev"]
     dev = _sample(dev, limit)
     result["arc_level"] = _arc_level(dev, loaded)

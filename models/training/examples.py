@@ -523,13 +523,18 @@ def build_all(
     count_tokens: Callable[[str], int],
     retriever: Retriever | None,
     log: Log | None = None,
+    splits: Sequence[str] = ("train", "dev"),
 ) -> dict[str, list[Example]]:
-    """Every example, split into ``train`` and ``dev``."""
-    rng = random.Random(plan.seed)
+    """Every example of the ``splits`` asked for (``train`` and ``dev`` by default).
+
+    Each split draws from its own seeded generator, so the dev examples are the same whether or
+    not the training examples are built too (the evaluation builds only ``dev``).
+    """
     pairs = read_pairs(data_dir)
     records = span_records(data_dir)
     out = {}
-    for split in ("train", "dev"):
+    for split in splits:
+        rng = random.Random(f"{plan.seed}:{split}")
         ex = pair_examples(pairs, cache, plan, split, rng, log)
         ex += summary_examples(
             records,

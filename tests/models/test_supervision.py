@@ -462,3 +462,31 @@ def test_pair_corruptions_prefer_a_role_swap() -> None:
         [pair, pair], E.ParseCache(None), replace(plan, role_swap=False), split, random.Random(1)
     )
     assert not [e for e in off if e.kind == "role"]
+
+
+def test_dev_examples_do_not_depend_on_building_the_training_split(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records = [
+        D.SummaryRecord("test", _doc_id(split), "sys", DOCUMENT, "summary.", 1)
+        for split in ("train", "dev")
+    ]
+    monkeypatch.setattr(E, "read_pairs", lambda data_dir: [])
+    monkeypatch.setattr(E, "span_records", lambda data_dir: records)
+
+    def build(**kw: object) -> dict:
+        return E.build_all(
+            Path("unused"),
+            E.ParseCache(None),
+            E.Plan(doc_sentences=5),
+            count_tokens=lambda t: len(t.split()),
+            retriever=None,
+            **kw,  # type: ignore[arg-type]
+        )
+
+    both = build()
+    dev_only = build(splits=("dev",))
+    assert set(dev_only) == {"dev"} and both["dev"]
+    assert [(e.kind, e.sentence, e.arc_y) for e in dev_only["dev"]] == [
+        (e.kind, e.sentence, e.arc_y) for e in both["dev"]
+    ]
