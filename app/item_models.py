@@ -205,12 +205,7 @@ class PairTableModel(QAbstractTableModel):
             if col == COL_SYSTEM:
                 return r.system or ""
             if col == COL_STATUS:
-                progress = getattr(lr, "progress_text", None)
-                if progress is not None:
-                    return f"{lr.status}: {progress()}"
-                return f"{lr.status}: {r.judged} of {lr.sentences} sentences judged" + (
-                    f"; pair: {r.pair_label}" if r.pair_label else ""
-                )
+                return f"{lr.status}: {lr.progress_text()}"
             if col == COL_LOWEST and r.lowest_support is None:
                 return "not analysed"
             if col == COL_ARCS and not self.arcs_shown:

@@ -1,6 +1,6 @@
 """The pair list pane: search, filters, the table of pairs and its count.
 
-It reads rows from the store through :func:`app.gui.progress.review_rows` and reports the pair the
+It reads rows from the store through :func:`app.gui.queries.list_rows` and reports the pair the
 user selects with :attr:`PairList.pair_selected`; stepping through the (filtered, sorted) list is
 :meth:`PairList.step`.
 """
@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.progress import review_rows
-from app.gui.queries import STATUSES, search_ids
+from app.gui.queries import STATUSES, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
 from app.store import Project
 
@@ -153,7 +152,7 @@ class PairList(QWidget):
         """Every row again (a new project, checker or threshold)."""
         if self.project is None:
             return
-        self.model.reset_rows(review_rows(self.project, checker, version, threshold))
+        self.model.reset_rows(list_rows(self.project, checker, version, threshold))
         self.update_count()
 
     def refresh(
@@ -169,10 +168,10 @@ class PairList(QWidget):
         if self.project is None or not ids:
             return
         if scores:
-            rows = review_rows(self.project, checker, version, threshold, ids)
+            rows = list_rows(self.project, checker, version, threshold, ids)
         else:
             rows = []
-            for new in review_rows(self.project, None, None, threshold, ids):
+            for new in list_rows(self.project, None, None, threshold, ids):
                 old = self.model.row_by_id(new.row.output_id)
                 if old is not None:
                     new = replace(

@@ -36,17 +36,34 @@ class ListRow:
     sentences: int
     labels: frozenset[str]
     error_types: frozenset[str]
+    arcs_judged: int = 0
+    interpretable: str | None = None  # "yes" / "no" from AIS stage one, None when not asked
 
     @property
     def status(self) -> str:
+        """Every kind of decision counts: sentences, the pair, arcs, AIS interpretability."""
         r = self.row
         if r.flagged:
             return "flagged"
         if r.pair_label is not None or (self.sentences and r.judged >= self.sentences):
             return "done"
-        if r.judged:
+        if self.interpretable == "no":
+            return "done"  # not interpretable: attribution is not rated, the pair is finished
+        if r.judged or self.arcs_judged or self.interpretable is not None:
             return "in progress"
         return "unjudged"
+
+    def progress_text(self) -> str:
+        """What has been decided on this pair, for the status tooltip."""
+        r = self.row
+        parts = [f"{r.judged} of {self.sentences} sentences judged"]
+        if self.arcs_judged:
+            parts.append(f"{self.arcs_judged} arcs judged")
+        if r.pair_label:
+            parts.append(f"pair: {r.pair_label}")
+        if self.interpretable is not None:
+            parts.append(f"interpretable: {self.interpretable}")
+        return "; ".join(parts)
 
 
 def list_rows(
@@ -80,12 +97,32 @@ def list_rows(
             labels[oid].add(label)
             if err:
                 errors[oid].add(err)
+        arcs = dict(
+            s.execute(
+                select(Judgment.output_id, func.count(Judgment.id))
+                .where(
+                    Judgment.aspect == "support",
+                    Judgment.target == "arc",
+                    *only(Judgment.output_id),
+                )
+                .group_by(Judgment.output_id)
+            ).all()
+        )
+        interpretable = dict(
+            s.execute(
+                select(Judgment.output_id, Judgment.label).where(
+                    Judgment.aspect == "interpretable", *only(Judgment.output_id)
+                )
+            ).all()
+        )
     return [
         ListRow(
             r,
             n_sent.get(r.output_id, 0),
             frozenset(labels.get(r.output_id, ())),
             frozenset(errors.get(r.output_id, ())),
+            arcs.get(r.output_id, 0),
+            interpretable.get(r.output_id),
         )
         for r in rows
     ]
