@@ -39,7 +39,7 @@ def export_token_encoder(
     import torch
     from transformers import AutoModel
 
-    from models.training.export import _drop_external_data, _export, quantize_int8
+    from models.training.export import export_encoder_graph
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     encoder = AutoModel.from_pretrained(str(base_dir), local_files_only=True).eval()
@@ -60,29 +60,14 @@ def export_token_encoder(
             ).last_hidden_state
             return torch.nn.functional.normalize(states, p=2, dim=-1)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    ids = torch.randint(1000, 2000, (2, 12))
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    dynamic = {n: {0: "batch", 1: "seq"} for n in names} | {"token_states": {0: "batch", 1: "seq"}}
-    fp32 = out_dir / "model.fp32.onnx"
-    module = States().eval()
-    _export(
-        module,
-        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-        fp32,
-        names,
-        ["token_states"],
-        dynamic,
+    return export_encoder_graph(
+        States().eval(),
+        base_dir,
+        out_dir,
+        "token_states",
+        {0: "batch", 1: "seq"},
+        quantize=quantize,
     )
-    final = out_dir / MODEL_FILE
-    if quantize:
-        quantize_int8(fp32, final)
-        fp32.unlink()
-    else:
-        fp32.replace(final)
-    _drop_external_data(out_dir)
-    shutil.copyfile(base_dir / "tokenizer.json", out_dir / TOKENIZER_FILE)
-    return final
 
 
 def idf_table(

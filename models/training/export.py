@@ -128,6 +128,38 @@ def export_arc_model(
     return final
 
 
+def export_encoder_graph(
+    module: Any,
+    base_dir: Path,
+    out_dir: Path,
+    output: str,
+    output_axes: dict[int, str],
+    *,
+    quantize: bool = True,
+) -> Path:
+    """Export a module over a base encoder's (ids, mask, types) to ``model.onnx`` (int8 unless
+    ``quantize`` is False) with the base's ``tokenizer.json`` beside it; returns the model file."""
+    import torch
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ids = torch.randint(1000, 2000, (2, 12))
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    dynamic = {n: {0: "batch", 1: "seq"} for n in names} | {output: output_axes}
+    fp32 = out_dir / "model.fp32.onnx"
+    _export(
+        module, (ids, torch.ones_like(ids), torch.zeros_like(ids)), fp32, names, [output], dynamic
+    )
+    final = out_dir / "model.onnx"
+    if quantize:
+        quantize_int8(fp32, final)
+        fp32.unlink()
+    else:
+        fp32.replace(final)
+    _drop_external_data(out_dir)
+    shutil.copyfile(base_dir / "tokenizer.json", out_dir / "tokenizer.json")
+    return final
+
+
 def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> Path:
     """Export all-MiniLM-L6-v2 with mean pooling and L2 normalisation inside the graph."""
     import torch
@@ -149,27 +181,9 @@ def export_embedder(base_dir: Path, out_dir: Path, *, quantize: bool = True) -> 
             pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=-1)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    ids = torch.randint(1000, 2000, (2, 12))
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    dynamic = {n: {0: "batch", 1: "seq"} for n in names} | {"embedding": {0: "batch"}}
-    fp32 = out_dir / "model.fp32.onnx"
-    _export(
-        Pooled().eval(),
-        (ids, torch.ones_like(ids), torch.zeros_like(ids)),
-        fp32,
-        names,
-        ["embedding"],
-        dynamic,
+    final = export_encoder_graph(
+        Pooled().eval(), base_dir, out_dir, "embedding", {0: "batch"}, quantize=quantize
     )
-    final = out_dir / "model.onnx"
-    if quantize:
-        quantize_int8(fp32, final)
-        fp32.unlink()
-    else:
-        fp32.replace(final)
-    _drop_external_data(out_dir)
-    shutil.copyfile(base_dir / "tokenizer.json", out_dir / "tokenizer.json")
     (out_dir / "config.json").write_text(
         json.dumps(
             {
