@@ -70,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="longest text accepted in a field (default: the importer's limit)",
     )
+    c.add_argument(
+        "--reviewer",
+        help="name restored judgments without an annotator are recorded under "
+        "(default: your user name)",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
@@ -196,6 +201,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
         )
     with Project.open(args.project) as project:
+        if args.reviewer is not None:
+            project.set_annotator(args.reviewer)
         project.refuse_output(args.file, action="import")
         update, close = _bar("importing", not args.json)
         try:

@@ -63,6 +63,8 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("advance", "Decide and ad&vance", checkable=True),
             ActionSpec("relabel", "Relabel with error type and note…"),
             ActionSpec("keys", "Keyboard shortcuts…", "F1"),
+            SEPARATOR,
+            ActionSpec("reviewer", "Reviewer &name…"),
         ),
     ),
     (

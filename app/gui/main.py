@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app import settings as S
@@ -39,10 +41,12 @@ from app.gui.keyrouter import KeyRouter
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
+from app.gui.reviewer import ReviewerBar, ask_reviewer_name, reviewer_text
 from app.io.bundles import PairBundle
 from app.item_models import icon
 from app.settings import Settings
 from app.store import Project
+from app.store.project import check_reviewer, default_annotator
 from app.store.schema import ArcRow
 from app.tasks import Job, TaskRunner
 
@@ -94,7 +98,16 @@ class MainWindow(QMainWindow):
         self.main_split.addWidget(self.view)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 980])
-        self.setCentralWidget(self.main_split)
+        # The reviewer's name is asked once, by a bar above the window's rooms.
+        self.reviewer_bar = ReviewerBar(default_annotator())
+        self.reviewer_bar.chosen.connect(self.set_reviewer)
+        self.reviewer_bar.setVisible(not self.settings.get(S.REVIEWER))
+        central = QWidget()
+        central_lay = QVBoxLayout(central)
+        central_lay.setContentsMargins(0, 0, 0, 0)
+        central_lay.addWidget(self.reviewer_bar)
+        central_lay.addWidget(self.main_split, 1)
+        self.setCentralWidget(central)
 
         # ---- toolbar: which checker's scores are shown, and the flagging threshold
         tb = QToolBar("Review")
@@ -118,6 +131,9 @@ class MainWindow(QMainWindow):
         self.saved_label = plain_label(QLabel())  # says which label was saved
         self.saved_label.setAccessibleName("Save state")
         self.statusBar().addWidget(self.saved_label, 1)
+        self.reviewer_label = plain_label(QLabel(reviewer_text(self.reviewer, self._confirmed())))
+        self.reviewer_label.setAccessibleName("Reviewer")
+        self.statusBar().addPermanentWidget(self.reviewer_label)
         self.statusBar().addPermanentWidget(self.analysis.progress)
         self.statusBar().addPermanentWidget(self.analysis.cancel_button)
 
@@ -134,6 +150,7 @@ class MainWindow(QMainWindow):
             "advance": self._toggle_advance,
             "relabel": self.relabel_dialog,
             "keys": self.show_keys,
+            "reviewer": self.reviewer_dialog,
             "analyse": self.start_analysis,
             "analyse_nli_dir": self.nli_dir_dialog,
             "cancel_analysis": self.analysis.cancel,
@@ -279,6 +296,7 @@ class MainWindow(QMainWindow):
         """Open a project file in the window (closing the current one)."""
         self.close_project()
         project = Project.open(path)
+        project.set_annotator(self.reviewer)
         self.settings.add_recent(str(Path(path).resolve()))
         self.setWindowTitle(f"FactDesk — {Path(path).name}")
         self.judging.attach(project)
@@ -405,6 +423,43 @@ class MainWindow(QMainWindow):
     def _arc_clicked(self, arc_id: int) -> None:
         if self.judging.select_arc(arc_id):
             self.output_view.setFocus()  # the judging keys act on the clicked arc at once
+
+    # ================================================================== reviewer
+    @property
+    def reviewer(self) -> str:
+        """Whose judgments the window records, shows and undoes."""
+        return self.settings.get(S.REVIEWER) or default_annotator()
+
+    def _confirmed(self) -> bool:
+        return bool(self.settings.get(S.REVIEWER))
+
+    def set_reviewer(self, name: str) -> None:
+        """Judge as ``name`` from now on: kept in the settings; the open project shows and
+        undoes that reviewer's own judgments."""
+        try:
+            name = check_reviewer(name)
+        except Exception as err:  # noqa: BLE001 - one handler shows every error
+            self.show_error(err)
+            return
+        self.settings.set(S.REVIEWER, name)
+        self.reviewer_bar.hide()
+        self.reviewer_label.setText(reviewer_text(name, True))
+        project = self.project
+        if project is None or project.annotator == name:
+            return
+        oid = self.current_output_id()
+        project.set_annotator(name)
+        self.judging.attach(project)  # the undo stack is now this reviewer's
+        self.reload_rows()
+        if oid is not None:
+            self.select_pair(oid)
+            self.show_pair(oid)
+        self.statusBar().showMessage(f"Judging as {name}", 5000)
+
+    def reviewer_dialog(self) -> None:
+        name = ask_reviewer_name(self, self.reviewer)
+        if name is not None:
+            self.set_reviewer(name)
 
     # ================================================================== modes
     def _modes_changed(self) -> None:

@@ -218,6 +218,7 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             "error_type": j.error_type,
             "note": j.note,
             "annotator": j.annotator,
+            "role": j.role,
             "created_at": j.created_at.isoformat(),
             "model_visible": j.model_visible,
             "model_score": j.model_score,

@@ -1,0 +1,68 @@
+"""The reviewer's name in the window: asked once, kept in the settings, own judgments and undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from app import settings as S
+from app.settings import Settings
+from app.store import JudgmentKey, JudgmentValue, Project
+
+
+def test_reviewer_is_asked_once_and_kept(qtbot, settings: Settings, demo_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.main import MainWindow
+
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_project(demo_path)
+    assert w.reviewer_bar.isVisible()  # not given yet: the bar asks
+    assert "not confirmed" in w.reviewer_label.text()
+    w.reviewer_bar.name.setText("")
+    w.reviewer_bar.use.click()
+    assert "empty" in w.reviewer_bar.problem.text() and w.reviewer_bar.isVisible()
+    w.reviewer_bar.name.setText("Ana")
+    w.reviewer_bar.use.click()
+    assert not w.reviewer_bar.isVisible()
+    assert w.reviewer_label.text() == "Reviewer: Ana"
+    assert settings.get(S.REVIEWER) == "Ana" and w.project is not None
+    assert w.project.annotator == "Ana"
+    assert w.actions_["reviewer"].text().startswith("Reviewer")
+    w.close()
+    again = MainWindow(Settings(settings.q))
+    qtbot.addWidget(again)
+    again.show()
+    assert not again.reviewer_bar.isVisible()  # asked once
+    assert again.reviewer_label.text() == "Reviewer: Ana"
+    again.close()
+
+
+def test_each_reviewer_sees_and_undoes_only_their_own(window) -> None:  # type: ignore[no-untyped-def]
+    w = window
+    w.set_reviewer("ana")
+    assert w.bundle is not None and w.project is not None
+    oid = w.bundle.output.id
+    key = JudgmentKey(oid, "sentence", sentence_id=w.bundle.sentences[0].id)
+    w.judging.press(Qt.Key.Key_A)  # ana accepts the first sentence
+    assert w.project.judgment(key) == w.judging.judg[(key.target_key, "support")]
+    # Another reviewer of the same file, elsewhere (a second copy of the window, a script).
+    with Project.open(w.project.path) as other:
+        other.set_annotator("ben")
+        other.judge(key, JudgmentValue("unsupported", "reject"))
+    w.set_reviewer("ben")
+    assert w.reviewer_label.text() == "Reviewer: ben"
+    w.show_pair(oid)
+    assert w.judging.judg[(key.target_key, "support")].label == "unsupported"
+    assert w.undo_stack.count() == 1  # ben's own decision only
+    w.set_reviewer("ana")
+    w.show_pair(oid)
+    assert w.judging.judg[(key.target_key, "support")].label == "supported"
+    assert w.undo_stack.count() == 1
+    w.undo_stack.undo()  # ana undoes her own decision ...
+    assert (key.target_key, "support") not in w.judging.judg
+    with Project.open(w.project.path) as other:
+        other.set_annotator("ben")
+        value = other.judgment(key)  # ... and ben's is still there
+        assert value is not None and value.label == "unsupported"
