@@ -96,7 +96,7 @@ class Change:
     after: JudgmentValue | None
 
     def describe(self) -> str:
-        what = self.key.target if self.key.aspect == "support" else self.key.aspect
+        what: str = self.key.target if self.key.aspect == "support" else self.key.aspect
         if self.key.role == "adjudicated":
             what = f"adjudicated {what}"
         if self.after is None:
