@@ -99,6 +99,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_export)
 
+    c = sub.add_parser(
+        "merge", help="bring judgments from other project files or JSONL exports into TARGET"
+    )
+    c.add_argument("project", metavar="TARGET")
+    c.add_argument("others", metavar="OTHER", nargs="+", help="project files or JSONL exports")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_merge)
+
     c = sub.add_parser("stats", help="counts of pairs, sentences, arcs, scores and judgments")
     c.add_argument("project")
     c.add_argument("--json", action="store_true")
@@ -314,6 +322,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
         {"written": n, "path": args.out, "format": args.format},
         f"wrote {n} records to {args.out}",
     )
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from app.io.merge import merge
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        report = merge(project, args.others)
+    _emit(args, report.to_json(), report.text())
     return 0
 
 

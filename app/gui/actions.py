@@ -42,6 +42,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             SEPARATOR,
             ActionSpec("import", "&Import pairs…", "Ctrl+I"),
             ActionSpec("export", "&Export…", "Ctrl+E"),
+            ActionSpec("merge", "&Merge judgments from…"),
             SEPARATOR,
             ActionSpec("quit", "&Quit", K.Quit),
         ),

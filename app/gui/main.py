@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QUndoStack
@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
             "open_demo": self.open_demo,
             "import": self.import_dialog,
             "export": self.export_dialog,
+            "merge": self.merge_dialog,
             "quit": self.close,
             "find": self.pairs.focus_search,
             "blind": self.toggle_blind,
@@ -696,6 +697,31 @@ class MainWindow(QMainWindow):
         from app.gui.dialogs import ExportDialog
 
         ExportDialog(str(self.project.path), self.runner, self).exec()
+
+    def merge_dialog(self) -> None:
+        from app.gui.merging import ask_merge_files
+
+        if self.project is not None:
+            self.merge_files(ask_merge_files(self))
+
+    def merge_files(self, files: list[str]) -> None:
+        """Merge other reviewers' files into the open project (File ▸ Merge judgments from…)."""
+        from app.gui.merging import MergeReportDialog, start_merge
+
+        if self.project is None or not files:
+            return
+
+        def done(result: dict[str, Any]) -> None:
+            self._after_import()
+            oid = self.current_output_id()
+            if oid is not None:
+                self.show_pair(oid)
+            new = result["json"]["judgments_new"]
+            self.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
+            self.merge_report = MergeReportDialog(result["text"], self)
+            self.merge_report.open()
+
+        start_merge(self, self.runner, str(self.project.path), files, done, self.show_error)
 
     def show_stats(self) -> None:
         if self.project is None:

@@ -66,3 +66,24 @@ def test_each_reviewer_sees_and_undoes_only_their_own(window) -> None:  # type: 
         other.set_annotator("ben")
         value = other.judgment(key)  # ... and ben's is still there
         assert value is not None and value.label == "unsupported"
+
+
+def test_file_merge_brings_another_reviewers_judgments(window, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    w = window
+    w.set_reviewer("ana")
+    assert w.project is not None and w.bundle is not None
+    copy = tmp_path / "ben.factdesk"
+    shutil.copy(w.project.path, copy)
+    oid = w.bundle.output.id
+    with Project.open(copy) as other:
+        other.set_annotator("ben")
+        other.judge(JudgmentKey(oid), JudgmentValue("unsupported", "reject", note="ben's"))
+    assert w.actions_["merge"].text() == "&Merge judgments from…"
+    w.merge_files([str(copy)])
+    qtbot.waitUntil(lambda: getattr(w, "merge_report", None) is not None, timeout=20000)
+    assert "1 new judgments" in w.merge_report.text.toPlainText()
+    assert [(j.annotator, j.note) for j in w.project.judgments(oid)] == [("ben", "ben's")]
+    assert ("pair", "support") not in w.judging.judg  # ana's view shows ana's own
+    w.merge_report.close()
