@@ -107,6 +107,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_merge)
 
+    c = sub.add_parser(
+        "agreement", help="reviewer agreement (kappa, alpha) per level and AIS stage, and vs model"
+    )
+    c.add_argument("project")
+    c.add_argument("--checker", help="whose scores are the model's decisions (default: latest)")
+    c.add_argument("--threshold", type=float, default=0.5, help="model flag threshold (0.5)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_agreement)
+
     c = sub.add_parser("stats", help="counts of pairs, sentences, arcs, scores and judgments")
     c.add_argument("project")
     c.add_argument("--json", action="store_true")
@@ -332,6 +341,23 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     with Project.open(args.project) as project:
         report = merge(project, args.others)
     _emit(args, report.to_json(), report.text())
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from app.agreement import agreement, agreement_text
+    from app.store import Project
+
+    if not 0.0 <= args.threshold <= 1.0:
+        raise FactDeskError(f"--threshold must be between 0 and 1, not {args.threshold}")
+    with Project.open(args.project) as project:
+        if args.checker is not None and args.checker not in project.current_versions():
+            known = ", ".join(project.current_versions()) or "none (not analysed)"
+            raise FactDeskError(
+                f"{args.project}: no scores from checker {args.checker!r}; checkers: {known}"
+            )
+        result = agreement(project, checker=args.checker, threshold=args.threshold)
+    _emit(args, result, agreement_text(result))
     return 0
 
 
