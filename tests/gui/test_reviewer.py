@@ -87,3 +87,29 @@ def test_file_merge_brings_another_reviewers_judgments(window, tmp_path: Path, q
     assert [(j.annotator, j.note) for j in w.project.judgments(oid)] == [("ben", "ben's")]
     assert ("pair", "support") not in w.judging.judg  # ana's view shows ana's own
     w.merge_report.close()
+
+
+def test_statistics_has_a_reviewer_agreement_tab(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.stats import StatsDialog
+
+    w = window
+    assert w.project is not None and w.bundle is not None
+    ids = w.project.output_ids()[:4]
+    for name, labels in (("ana", "SSUU"), ("ben", "SUUU")):
+        w.project.set_annotator(name)
+        for oid, lab in zip(ids, labels, strict=True):
+            label = "supported" if lab == "S" else "unsupported"
+            w.project.judge(JudgmentKey(oid), JudgmentValue(label, "accept"))
+    stats = StatsDialog(w.project, w.checker, w.version, w.checker_label, w.threshold.value())
+    qtbot.addWidget(stats)
+    tab = stats.agreement_tab
+    assert stats.tabs.tabText(stats.tabs.indexOf(tab)) == "Reviewer agreement"
+    assert tab.section.currentData() == "pair"
+    assert tab.table.item(0, 0).text() == "ana vs ben"
+    assert tab.table.item(0, 2).text() == "0.750"  # 3 of 4 agree
+    assert tab.table.item(0, 3).text() == "0.500"  # p_e = 1/2: kappa (3/4 - 1/2) / (1/2)
+    assert tab.table.rowCount() == 3  # the two reviewers, and each vs the model
+    assert "Krippendorff" in tab.summary.text()
+    tab.table.selectRow(1)
+    tab.save(str(tmp_path / "agreement.png"))
+    assert (tmp_path / "agreement.png").stat().st_size > 1000
