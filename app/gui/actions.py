@@ -66,6 +66,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("keys", "Keyboard shortcuts…", "F1"),
             SEPARATOR,
             ActionSpec("reviewer", "Reviewer &name…"),
+            ActionSpec("adjudicate", "Ad&judication mode (reviewers side by side)", checkable=True),
         ),
     ),
     (

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from app import settings as S
 from app.gui import theme
 from app.gui.actions import build_actions, show_key_hints
+from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
             "relabel": self.relabel_dialog,
             "keys": self.show_keys,
             "reviewer": self.reviewer_dialog,
+            "adjudicate": lambda: self.adjudication.set_on(self.actions_["adjudicate"].isChecked()),
             "analyse": self.start_analysis,
             "analyse_nli_dir": self.nli_dir_dialog,
             "cancel_analysis": self.analysis.cancel,
@@ -215,6 +217,7 @@ class MainWindow(QMainWindow):
             lambda text, ms: self.statusBar().showMessage(text, ms),
         )
         self.analysis.finished.connect(self._analysis_finished)
+        self.adjudication = AdjudicationMode(self)
 
     # ================================================================== controller state
     # Read-only views of the judging controller's state (scripts and tests use these names).

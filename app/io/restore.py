@@ -43,7 +43,16 @@ from app.store.schema import (
 from models.checkers.base import Grain
 
 # Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
-ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
+ANALYSIS_FIELDS = (
+    "source_sentences",
+    "sentences",
+    "arcs",
+    "checkers",
+    "judgments",
+    "not_checked",
+    # derived from the judgments on export (app.adjudication); not read back, never metadata
+    "final_labels",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "support": SUPPORT_LABELS,
     "interpretable": INTERPRETABLE_LABELS,

@@ -113,3 +113,40 @@ def test_statistics_has_a_reviewer_agreement_tab(window, qtbot, tmp_path: Path) 
     tab.table.selectRow(1)
     tab.save(str(tmp_path / "agreement.png"))
     assert (tmp_path / "agreement.png").stat().st_size > 1000
+
+
+def test_adjudication_mode_shows_reviewers_side_by_side(window) -> None:  # type: ignore[no-untyped-def]
+    w = window
+    assert w.project is not None and w.bundle is not None
+    oid, other = w.project.output_ids()[:2]
+    for name, label, note in (("ana", "supported", None), ("ben", "unsupported", "made up")):
+        w.project.set_annotator(name)
+        w.project.judge(JudgmentKey(oid), JudgmentValue(label, "accept", note=note))
+        w.project.judge(JudgmentKey(other), JudgmentValue("supported", "accept"))  # agreed
+    w.set_reviewer("cleo")
+    w.actions_["adjudicate"].trigger()
+    assert w.adjudication.dock.isVisible() and w.pairs.disagree_filter.isChecked()
+    assert w.proxy.rowCount() == 1 and w.current_output_id() == oid  # only the disputed pair
+    panel = w.adjudication.panel
+    headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
+    assert headers == ["item", "ana", "ben", "adjudicated"]
+    assert [panel.table.item(0, c).text() for c in range(4)] == [
+        "≠ the pair",
+        "supported",
+        "unsupported · “made up”",
+        "—",
+    ]
+    panel.note.setText("source says otherwise")
+    panel.take_reviewer("ben")
+    held = [j for j in w.project.judgments(oid) if j.role == "adjudicated"]
+    assert [(j.annotator, j.label, j.note) for j in held] == [
+        ("cleo", "unsupported", "source says otherwise")
+    ]
+    assert panel.table.item(0, 3).text() == "unsupported · “source says otherwise” (cleo)"
+    assert "adjudicated" in (w.last_saved or "")
+    w.undo_stack.undo()  # the adjudication is undoable like any decision
+    assert not [j for j in w.project.judgments(oid) if j.role == "adjudicated"]
+    assert panel.table.item(0, 3).text() == "—"
+    w.actions_["adjudicate"].trigger()
+    assert not w.adjudication.dock.isVisible() and not w.pairs.disagree_filter.isChecked()
+    assert w.proxy.rowCount() == w.model.total()
