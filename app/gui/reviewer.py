@@ -33,13 +33,18 @@ class ReviewerBar(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(6, 3, 6, 3)
-        lay.addWidget(
-            QLabel("Who is reviewing? Your judgments are recorded under this name (asked once):")
+        # Judgments are kept per reviewer: until a name is given they go under the proposed one
+        # (the user name), so keeping it keeps the judgments made so far in view.
+        question = QLabel(
+            "Who is reviewing? Your judgments are recorded, shown and undone under this name "
+            f"(asked once; so far: {proposed}):"
         )
+        question.setWordWrap(True)
+        lay.addWidget(plain_label(question), 1)
         self.name = QLineEdit(proposed)
         self.name.setAccessibleName("Reviewer name")
         self.name.returnPressed.connect(self._use)
-        lay.addWidget(self.name, 1)
+        lay.addWidget(self.name)
         self.use = QPushButton("Use this name")
         self.use.clicked.connect(self._use)
         lay.addWidget(self.use)

@@ -129,8 +129,9 @@ class MergeReport:
                 + (f"; reviewers: {', '.join(sorted(f.reviewers))}" if f.reviewers else "")
             )
             for r in f.renamed[:limit]:
+                named = r.where if r.id in r.where else f"{r.where} ({r.id})"
                 lines.append(
-                    f"  {r.where} ({r.id}), {r.item}: {r.reviewer} judged it differently "
+                    f"  {f.file}, {named}, {r.item}: {r.reviewer} judged it differently "
                     f"in the target; kept as reviewer {r.kept_as!r}"
                 )
             for title, items in (
@@ -141,7 +142,7 @@ class MergeReport:
                     lines.append(f"  {len(items)} {title}:")
                     lines += [
                         f"    {f.file}, {u.where}"
-                        + (f" ({u.id})" if u.id else "")
+                        + (f" ({u.id})" if u.id and u.id not in u.where else "")
                         + f": {u.reason}"
                         for u in items[:limit]
                     ]
@@ -236,7 +237,9 @@ def _project_pairs(path: Path, file_report: FileReport) -> Iterator[_Incoming]:
             pairs = []
             for bundle in iter_bundles(other):
                 record = pair_record(bundle, runs)
-                where = f"pair {record['id']}"
+                where = f"pair {record['id']}" + (
+                    f" of system {record['system']}" if record["system"] else ""
+                )
                 block = {k: record[k] for k in ANALYSIS_FIELDS if k in record}
                 try:
                     analysis = parse_analysis(block, record["source"], record["output"])
