@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QUndoStack
@@ -42,12 +42,12 @@ from app.gui.keyrouter import KeyRouter
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
-from app.gui.reviewer import ReviewerBar, ask_reviewer_name, reviewer_text
+from app.gui.reviewer import ReviewerBar, ask_reviewer_name, reviewer_text, switch_reviewer
 from app.io.bundles import PairBundle
 from app.item_models import icon
 from app.settings import Settings
 from app.store import Project
-from app.store.project import check_reviewer, default_annotator
+from app.store.project import default_annotator
 from app.store.schema import ArcRow
 from app.tasks import Job, TaskRunner
 
@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.judging.threshold = self.settings.get(S.THRESHOLD)
         self.judging.step_pair = self._step_pair
         self.undo_stack: QUndoStack = self.judging.undo_stack
+        self.merge_report: QDialog | None = None  # the last File ▸ Merge report shown
         self._threshold_timer = QTimer(self, singleShot=True, interval=200)
         self._threshold_timer.timeout.connect(self._threshold_changed)
         self.setWindowTitle("FactDesk")
@@ -438,27 +439,8 @@ class MainWindow(QMainWindow):
         return bool(self.settings.get(S.REVIEWER))
 
     def set_reviewer(self, name: str) -> None:
-        """Judge as ``name`` from now on: kept in the settings; the open project shows and
-        undoes that reviewer's own judgments."""
-        try:
-            name = check_reviewer(name)
-        except Exception as err:  # noqa: BLE001 - one handler shows every error
-            self.show_error(err)
-            return
-        self.settings.set(S.REVIEWER, name)
-        self.reviewer_bar.hide()
-        self.reviewer_label.setText(reviewer_text(name, True))
-        project = self.project
-        if project is None or project.annotator == name:
-            return
-        oid = self.current_output_id()
-        project.set_annotator(name)
-        self.judging.attach(project)  # the undo stack is now this reviewer's
-        self.reload_rows()
-        if oid is not None:
-            self.select_pair(oid)
-            self.show_pair(oid)
-        self.statusBar().showMessage(f"Judging as {name}", 5000)
+        """Judge as ``name`` from now on (see :func:`app.gui.reviewer.switch_reviewer`)."""
+        switch_reviewer(self, name)
 
     def reviewer_dialog(self) -> None:
         name = ask_reviewer_name(self, self.reviewer)
@@ -709,22 +691,9 @@ class MainWindow(QMainWindow):
 
     def merge_files(self, files: list[str]) -> None:
         """Merge other reviewers' files into the open project (File ▸ Merge judgments from…)."""
-        from app.gui.merging import MergeReportDialog, start_merge
+        from app.gui.merging import merge_into_window
 
-        if self.project is None or not files:
-            return
-
-        def done(result: dict[str, Any]) -> None:
-            self._after_import()
-            oid = self.current_output_id()
-            if oid is not None:
-                self.show_pair(oid)
-            new = result["json"]["judgments_new"]
-            self.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
-            self.merge_report = MergeReportDialog(result["text"], self)
-            self.merge_report.open()
-
-        start_merge(self, self.runner, str(self.project.path), files, done, self.show_error)
+        merge_into_window(self, files)
 
     def show_stats(self) -> None:
         if self.project is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QDialog,
@@ -21,6 +21,9 @@ from PySide6.QtWidgets import (
 
 from app.store import Project
 from app.tasks import Job, JobContext, TaskRunner
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
 
 
 @dataclass(frozen=True)
@@ -82,3 +85,22 @@ def ask_merge_files(parent: QWidget) -> list[str]:
         "FactDesk projects and JSONL exports (*.factdesk *.jsonl);;All files (*)",
     )
     return files
+
+
+def merge_into_window(window: MainWindow, files: list[str]) -> None:
+    """Merge ``files`` into the window's project; then refresh the list and show the report."""
+    if window.project is None or not files:
+        return
+
+    def done(result: dict[str, Any]) -> None:
+        window.pairs.set_project(window.project)
+        window.reload_rows()
+        oid = window.current_output_id()
+        if oid is not None:
+            window.show_pair(oid)
+        new = result["json"]["judgments_new"]
+        window.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
+        window.merge_report = MergeReportDialog(result["text"], window)
+        window.merge_report.open()
+
+    start_merge(window, window.runner, str(window.project.path), files, done, window.show_error)

@@ -7,6 +7,8 @@ The status bar shows it at all times.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -21,6 +23,9 @@ from PySide6.QtWidgets import (
 from app.gui.plaintext import plain_label
 from app.store.project import check_reviewer
 from models.errors import ProjectError
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
 
 
 class ReviewerBar(QFrame):
@@ -79,3 +84,29 @@ def ask_reviewer_name(parent: QWidget, current: str) -> str | None:
     if not ok or text.strip() == current:
         return None
     return text
+
+
+def switch_reviewer(window: MainWindow, name: str) -> None:
+    """Judge as ``name`` from now on: kept in the settings and shown in the status bar; the
+    open project shows, counts and undoes that reviewer's own judgments."""
+    from app.settings import REVIEWER
+
+    try:
+        name = check_reviewer(name)
+    except ProjectError as err:
+        window.show_error(err)
+        return
+    window.settings.set(REVIEWER, name)
+    window.reviewer_bar.hide()
+    window.reviewer_label.setText(reviewer_text(name, True))
+    project = window.project
+    if project is None or project.annotator == name:
+        return
+    oid = window.current_output_id()
+    project.set_annotator(name)
+    window.judging.attach(project)  # the undo stack is now this reviewer's
+    window.reload_rows()
+    if oid is not None:
+        window.select_pair(oid)
+        window.show_pair(oid)
+    window.statusBar().showMessage(f"Judging as {name}", 5000)

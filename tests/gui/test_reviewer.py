@@ -82,7 +82,7 @@ def test_file_merge_brings_another_reviewers_judgments(window, tmp_path: Path, q
         other.judge(JudgmentKey(oid), JudgmentValue("unsupported", "reject", note="ben's"))
     assert w.actions_["merge"].text() == "&Merge judgments from…"
     w.merge_files([str(copy)])
-    qtbot.waitUntil(lambda: getattr(w, "merge_report", None) is not None, timeout=20000)
+    qtbot.waitUntil(lambda: w.merge_report is not None, timeout=20000)
     assert "1 new judgments" in w.merge_report.text.toPlainText()
     assert [(j.annotator, j.note) for j in w.project.judgments(oid)] == [("ben", "ben's")]
     assert ("pair", "support") not in w.judging.judg  # ana's view shows ana's own
