@@ -104,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("project", metavar="TARGET")
     c.add_argument("others", metavar="OTHER", nargs="+", help="project files or JSONL exports")
+    c.add_argument(
+        "--reviewer",
+        help="who merges (audit log), and the reviewer of incoming judgments that name none "
+        "(default: 'unnamed (FILE)')",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_merge)
 
@@ -339,7 +344,9 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     from app.store import Project
 
     with Project.open(args.project) as project:
-        report = merge(project, args.others)
+        if args.reviewer is not None:
+            project.set_annotator(args.reviewer)
+        report = merge(project, args.others, unnamed=args.reviewer)
     _emit(args, report.to_json(), report.text())
     return 0
 

@@ -163,10 +163,19 @@ class _Incoming:
     analysis: Analysis
 
 
-def merge(project: Project, others: Sequence[str | Path]) -> MergeReport:
+def merge(
+    project: Project, others: Sequence[str | Path], *, unnamed: str | None = None
+) -> MergeReport:
     """Merge the judgments of ``others`` (project files or JSONL exports) into ``project``.
 
     Every file is read and checked before anything is written; the writes are one transaction.
+    The audit log names ``project.annotator`` as who merged.
+
+    Args:
+        project: the target.
+        others: the files to merge from.
+        unnamed: the reviewer of incoming judgments that name none (JSONL written by other
+            tools); None: ``"unnamed (file name)"``, a reviewer of their own per file.
 
     Raises:
         InputError: a file that cannot be read as a whole (missing, not JSONL, empty).
@@ -193,7 +202,7 @@ def merge(project: Project, others: Sequence[str | Path]) -> MergeReport:
         existing = _existing_judgments(s)
         for file_report, incoming in loaded:
             for pair in incoming:
-                _merge_pair(s, project, pair, targets, existing, file_report)
+                _merge_pair(s, project, pair, targets, existing, file_report, unnamed)
             if file_report.kind == "jsonl":  # in file order: "line 3" before "line 12"
                 file_report.unmatched_pairs.sort(key=lambda u: int(u.where.split()[1]))
             report.files.append(file_report)
@@ -342,6 +351,7 @@ def _merge_pair(
     targets: dict[tuple[str, str | None], _Target],
     existing: dict[_Key, _Decision],
     report: FileReport,
+    unnamed: str | None = None,
 ) -> None:
     system = f" (system {pair.system})" if pair.system else ""
     target = targets.get((pair.id, pair.system))
@@ -398,7 +408,7 @@ def _merge_pair(
             "sentence": f"sentence:{sentence_id}",
             "arc": f"arc:{arc_id}",
         }[j.target]
-        reviewer = j.annotator or f"unnamed ({file_name})"
+        reviewer = j.annotator or unnamed or f"unnamed ({file_name})"
         decision: _Decision = (j.label, j.decision, j.error_type, j.note)
         key: _Key = (target.output_id, target_key, j.aspect, reviewer, j.role)
         held = existing.get(key)

@@ -219,3 +219,25 @@ def test_a_failing_merge_leaves_the_target_unchanged(
             merge(p, [tmp_path / "alice.factdesk"])
         assert _held(target) == {}
     assert main(["merge", str(target), str(target)]) == 2  # the target itself is refused
+
+
+def test_judgments_without_a_reviewer_get_one(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = _copy(base, tmp_path / "target.factdesk")
+    with Project.open(target) as p:
+        export(p, tmp_path / "plain.jsonl")
+    record = json.loads((tmp_path / "plain.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    # Another tool's file: a pair judgment that names no annotator.
+    record["judgments"] = [{"target": "pair", "aspect": "support", "label": "unsupported"}]
+    other = tmp_path / "tool.jsonl"
+    other.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["merge", str(target), str(other)]) == 0
+    assert main(["merge", str(target), str(other), "--reviewer", "dana", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["files"][0]["reviewers"] == ["dana"] and report["judgments_new"] == 1
+    held = _held(target)
+    assert held[("unnamed (tool.jsonl)", record["id"], "pair", "support")] == [
+        ("unsupported", None)
+    ]
+    assert held[("dana", record["id"], "pair", "support")] == [("unsupported", None)]
