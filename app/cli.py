@@ -70,6 +70,11 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="longest text accepted in a field (default: the importer's limit)",
     )
+    c.add_argument(
+        "--reviewer",
+        help="name restored judgments without an annotator are recorded under "
+        "(default: your user name)",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
@@ -93,6 +98,28 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=["jsonl", "csv", "dae-arcs"], default="jsonl")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_export)
+
+    c = sub.add_parser(
+        "merge", help="bring judgments from other project files or JSONL exports into TARGET"
+    )
+    c.add_argument("project", metavar="TARGET")
+    c.add_argument("others", metavar="OTHER", nargs="+", help="project files or JSONL exports")
+    c.add_argument(
+        "--reviewer",
+        help="who merges (audit log), and the reviewer of incoming judgments that name none "
+        "(default: 'unnamed (FILE)')",
+    )
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_merge)
+
+    c = sub.add_parser(
+        "agreement", help="reviewer agreement (kappa, alpha) per level and AIS stage, and vs model"
+    )
+    c.add_argument("project")
+    c.add_argument("--checker", help="whose scores are the model's decisions (default: latest)")
+    c.add_argument("--threshold", type=float, default=0.5, help="model flag threshold (0.5)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_agreement)
 
     c = sub.add_parser("stats", help="counts of pairs, sentences, arcs, scores and judgments")
     c.add_argument("project")
@@ -196,6 +223,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
         )
     with Project.open(args.project) as project:
+        if args.reviewer is not None:
+            project.set_annotator(args.reviewer)
         project.refuse_output(args.file, action="import")
         update, close = _bar("importing", not args.json)
         try:
@@ -307,6 +336,35 @@ def _cmd_export(args: argparse.Namespace) -> int:
         {"written": n, "path": args.out, "format": args.format},
         f"wrote {n} records to {args.out}",
     )
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from app.io.merge import merge
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        if args.reviewer is not None:
+            project.set_annotator(args.reviewer)
+        report = merge(project, args.others, unnamed=args.reviewer)
+    _emit(args, report.to_json(), report.text())
+    return 0
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from app.agreement import agreement, agreement_text
+    from app.store import Project
+
+    if not 0.0 <= args.threshold <= 1.0:
+        raise FactDeskError(f"--threshold must be between 0 and 1, not {args.threshold}")
+    with Project.open(args.project) as project:
+        if args.checker is not None and args.checker not in project.current_versions():
+            known = ", ".join(project.current_versions()) or "none (not analysed)"
+            raise FactDeskError(
+                f"{args.project}: no scores from checker {args.checker!r}; checkers: {known}"
+            )
+        result = agreement(project, checker=args.checker, threshold=args.threshold)
+    _emit(args, result, agreement_text(result))
     return 0
 
 

@@ -244,6 +244,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.label: str | None = None
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
+        self.disagree_ids: set[int] | None = None  # "Reviewers disagree": these pairs only
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
@@ -277,5 +278,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         if self.error_type and self.error_type not in lr.error_types:
             return False
         if self.search_hits is not None and r.output_id not in self.search_hits:
+            return False
+        if self.disagree_ids is not None and r.output_id not in self.disagree_ids:
             return False
         return True

@@ -34,6 +34,9 @@ GEOMETRY: Setting[QByteArray] = Setting("window/geometry", QByteArray(), "Main w
 WINDOW_STATE: Setting[QByteArray] = Setting("window/state", QByteArray(), "Splitter/dock state")
 SPLITTER: Setting[QByteArray] = Setting("window/splitter", QByteArray(), "Text splitter state")
 RECENT: Setting[list] = Setting("files/recent", [], "Recently opened projects, newest first")
+REVIEWER: Setting[str] = Setting(
+    "review/reviewer", "", "Reviewer name the window's judgments are recorded under ('': not asked)"
+)
 
 #: Judging actions and their default keys (Prodigy-style). Remap with ``keys/<action>``.
 DEFAULT_KEYS: dict[str, str] = {
@@ -67,6 +70,7 @@ ALL_SETTINGS: tuple[Setting[Any], ...] = (
     WINDOW_STATE,
     SPLITTER,
     RECENT,
+    REVIEWER,
 )
 
 

@@ -42,6 +42,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             SEPARATOR,
             ActionSpec("import", "&Import pairs…", "Ctrl+I"),
             ActionSpec("export", "&Export…", "Ctrl+E"),
+            ActionSpec("merge", "&Merge judgments from…"),
             SEPARATOR,
             ActionSpec("quit", "&Quit", K.Quit),
         ),
@@ -63,6 +64,9 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("advance", "Decide and ad&vance", checkable=True),
             ActionSpec("relabel", "Relabel with error type and note…"),
             ActionSpec("keys", "Keyboard shortcuts…", "F1"),
+            SEPARATOR,
+            ActionSpec("reviewer", "Reviewer &name…"),
+            ActionSpec("adjudicate", "Ad&judication mode (reviewers side by side)", checkable=True),
         ),
     ),
     (

@@ -145,7 +145,9 @@ class JudgingController(QObject):
     def _load_judgments(self) -> None:
         assert self.bundle is not None and self.project is not None
         self.judg = {}
-        for j in self.project.judgments(self.bundle.output.id):
+        for j in self.project.judgments(self.bundle.output.id, own=True):
+            if j.role != "review":
+                continue  # adjudicated decisions are shown by the adjudication panel
             self.judg[(j.target_key, j.aspect)] = JudgmentValue(
                 j.label, j.decision, j.error_type, j.note, j.model_visible, j.model_score
             )
@@ -351,7 +353,12 @@ class JudgingController(QObject):
     def _changed(self, change: Change, action: str = "do") -> None:
         """After any commit, undo or redo: refresh what shows it and say it is saved."""
         oid = change.key.output_id
-        if self.bundle is not None and self.bundle.output.id == oid and self.project is not None:
+        if (
+            self.bundle is not None
+            and self.bundle.output.id == oid
+            and self.project is not None
+            and change.key.role == "review"
+        ):
             slot = (change.key.target_key, change.key.aspect)
             value = self.project.judgment(change.key)
             if value is None:

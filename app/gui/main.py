@@ -27,11 +27,14 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app import settings as S
 from app.gui import theme
 from app.gui.actions import build_actions, show_key_hints
+from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
@@ -39,10 +42,12 @@ from app.gui.keyrouter import KeyRouter
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
+from app.gui.reviewer import ReviewerBar, ask_reviewer_name, reviewer_text, switch_reviewer
 from app.io.bundles import PairBundle
 from app.item_models import icon
 from app.settings import Settings
 from app.store import Project
+from app.store.project import default_annotator
 from app.store.schema import ArcRow
 from app.tasks import Job, TaskRunner
 
@@ -65,6 +70,7 @@ class MainWindow(QMainWindow):
         self.judging.threshold = self.settings.get(S.THRESHOLD)
         self.judging.step_pair = self._step_pair
         self.undo_stack: QUndoStack = self.judging.undo_stack
+        self.merge_report: QDialog | None = None  # the last File ▸ Merge report shown
         self._threshold_timer = QTimer(self, singleShot=True, interval=200)
         self._threshold_timer.timeout.connect(self._threshold_changed)
         self.setWindowTitle("FactDesk")
@@ -94,7 +100,16 @@ class MainWindow(QMainWindow):
         self.main_split.addWidget(self.view)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 980])
-        self.setCentralWidget(self.main_split)
+        # The reviewer's name is asked once, by a bar above the window's rooms.
+        self.reviewer_bar = ReviewerBar(default_annotator())
+        self.reviewer_bar.chosen.connect(self.set_reviewer)
+        self.reviewer_bar.setVisible(not self.settings.get(S.REVIEWER))
+        central = QWidget()
+        central_lay = QVBoxLayout(central)
+        central_lay.setContentsMargins(0, 0, 0, 0)
+        central_lay.addWidget(self.reviewer_bar)
+        central_lay.addWidget(self.main_split, 1)
+        self.setCentralWidget(central)
 
         # ---- toolbar: which checker's scores are shown, and the flagging threshold
         tb = QToolBar("Review")
@@ -118,6 +133,9 @@ class MainWindow(QMainWindow):
         self.saved_label = plain_label(QLabel())  # says which label was saved
         self.saved_label.setAccessibleName("Save state")
         self.statusBar().addWidget(self.saved_label, 1)
+        self.reviewer_label = plain_label(QLabel(reviewer_text(self.reviewer, self._confirmed())))
+        self.reviewer_label.setAccessibleName("Reviewer")
+        self.statusBar().addPermanentWidget(self.reviewer_label)
         self.statusBar().addPermanentWidget(self.analysis.progress)
         self.statusBar().addPermanentWidget(self.analysis.cancel_button)
 
@@ -127,6 +145,7 @@ class MainWindow(QMainWindow):
             "open_demo": self.open_demo,
             "import": self.import_dialog,
             "export": self.export_dialog,
+            "merge": self.merge_dialog,
             "quit": self.close,
             "find": self.pairs.focus_search,
             "blind": self.toggle_blind,
@@ -134,6 +153,8 @@ class MainWindow(QMainWindow):
             "advance": self._toggle_advance,
             "relabel": self.relabel_dialog,
             "keys": self.show_keys,
+            "reviewer": self.reviewer_dialog,
+            "adjudicate": lambda: self.adjudication.set_on(self.actions_["adjudicate"].isChecked()),
             "analyse": self.start_analysis,
             "analyse_nli_dir": self.nli_dir_dialog,
             "cancel_analysis": self.analysis.cancel,
@@ -197,6 +218,7 @@ class MainWindow(QMainWindow):
             lambda text, ms: self.statusBar().showMessage(text, ms),
         )
         self.analysis.finished.connect(self._analysis_finished)
+        self.adjudication = AdjudicationMode(self)
 
     # ================================================================== controller state
     # Read-only views of the judging controller's state (scripts and tests use these names).
@@ -279,6 +301,7 @@ class MainWindow(QMainWindow):
         """Open a project file in the window (closing the current one)."""
         self.close_project()
         project = Project.open(path)
+        project.set_annotator(self.reviewer)
         self.settings.add_recent(str(Path(path).resolve()))
         self.setWindowTitle(f"FactDesk — {Path(path).name}")
         self.judging.attach(project)
@@ -405,6 +428,24 @@ class MainWindow(QMainWindow):
     def _arc_clicked(self, arc_id: int) -> None:
         if self.judging.select_arc(arc_id):
             self.output_view.setFocus()  # the judging keys act on the clicked arc at once
+
+    # ================================================================== reviewer
+    @property
+    def reviewer(self) -> str:
+        """Whose judgments the window records, shows and undoes."""
+        return self.settings.get(S.REVIEWER) or default_annotator()
+
+    def _confirmed(self) -> bool:
+        return bool(self.settings.get(S.REVIEWER))
+
+    def set_reviewer(self, name: str) -> None:
+        """Judge as ``name`` from now on (see :func:`app.gui.reviewer.switch_reviewer`)."""
+        switch_reviewer(self, name)
+
+    def reviewer_dialog(self) -> None:
+        name = ask_reviewer_name(self, self.reviewer)
+        if name is not None:
+            self.set_reviewer(name)
 
     # ================================================================== modes
     def _modes_changed(self) -> None:
@@ -641,6 +682,18 @@ class MainWindow(QMainWindow):
         from app.gui.dialogs import ExportDialog
 
         ExportDialog(str(self.project.path), self.runner, self).exec()
+
+    def merge_dialog(self) -> None:
+        from app.gui.merging import ask_merge_files
+
+        if self.project is not None:
+            self.merge_files(ask_merge_files(self))
+
+    def merge_files(self, files: list[str]) -> None:
+        """Merge other reviewers' files into the open project (File ▸ Merge judgments from…)."""
+        from app.gui.merging import merge_into_window
+
+        merge_into_window(self, files)
 
     def show_stats(self) -> None:
         if self.project is None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
 from app.gui.queries import STATUSES, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
@@ -68,6 +70,11 @@ class PairList(QWidget):
             "Label filter", ["any label", "supported", "unsupported", "unlabelled"]
         )
         self.error_filter = combo("Error type filter", ["any error type"])
+        self.disagree_filter = QCheckBox("Reviewers disagree")
+        self.disagree_filter.setToolTip(
+            "Only pairs with an item the reviewers judged differently and nobody adjudicated"
+        )
+        self.disagree_filter.toggled.connect(self.filters_changed)
         self.score_min = spin("Lowest support at least", 0.0)
         self.score_max = spin("Lowest support at most", 1.0)
         self.search = QLineEdit(placeholderText="Search source and output…")
@@ -119,6 +126,7 @@ class PairList(QWidget):
         row2 = QHBoxLayout()
         row2.addWidget(self.label_filter)
         row2.addWidget(self.error_filter)
+        row2.addWidget(self.disagree_filter)
         lv.addLayout(row2)
         row3 = QHBoxLayout()
         row3.addWidget(QLabel("Lowest support"))
@@ -242,6 +250,11 @@ class PairList(QWidget):
             label=pick(self.label_filter),
             error_type=pick(self.error_filter),
             score_range=None if (lo, hi) == (0.0, 1.0) else (lo, hi),
+            disagree_ids=(
+                disagreeing_pairs(self.project)
+                if self.disagree_filter.isChecked() and self.project is not None
+                else None
+            ),
         )
         self._after_filter()
 

@@ -79,6 +79,7 @@ def list_rows(
         return [] if ids is None else [col.in_(list(ids))]
 
     rows = project.pair_rows(checker, version, threshold, ids)
+    own = project.own_judgments()  # the list shows the window's reviewer's own decisions
     with project.session() as s:
         n_sent = dict(
             s.execute(
@@ -91,7 +92,7 @@ def list_rows(
         errors: dict[int, set[str]] = defaultdict(set)
         for oid, label, err in s.execute(
             select(Judgment.output_id, Judgment.label, Judgment.error_type).where(
-                Judgment.aspect == "support", *only(Judgment.output_id)
+                Judgment.aspect == "support", *own, *only(Judgment.output_id)
             )
         ):
             labels[oid].add(label)
@@ -103,6 +104,7 @@ def list_rows(
                 .where(
                     Judgment.aspect == "support",
                     Judgment.target == "arc",
+                    *own,
                     *only(Judgment.output_id),
                 )
                 .group_by(Judgment.output_id)
@@ -111,7 +113,7 @@ def list_rows(
         interpretable = dict(
             s.execute(
                 select(Judgment.output_id, Judgment.label).where(
-                    Judgment.aspect == "interpretable", *only(Judgment.output_id)
+                    Judgment.aspect == "interpretable", *own, *only(Judgment.output_id)
                 )
             ).all()
         )

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.agreement_tab import add_agreement_tab
 from app.gui.plaintext import mpl_text
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
 from app.store import Project
@@ -158,5 +159,6 @@ class StatsDialog(QDialog):
             tab = PlotTab(fig, name)
             self.plots.append(tab)
             self.tabs.addTab(tab, name.capitalize())
+        add_agreement_tab(self, project, checker, version, thr)
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from app.adjudication import final_labels
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.io.records import logical_id
 from app.store.project import Project
@@ -218,6 +219,7 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
             "error_type": j.error_type,
             "note": j.note,
             "annotator": j.annotator,
+            "role": j.role,
             "created_at": j.created_at.isoformat(),
             "model_visible": j.model_visible,
             "model_score": j.model_score,
@@ -227,6 +229,26 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
         }
         for j in b.judgments
     ]
+    # The label each item ends with: the adjudicated decision, else what the reviewers agree
+    # on; items the reviewers dispute and nobody adjudicated are listed with label null.
+    finals = final_labels(b.judgments)
+    first: dict[tuple[str, str], Any] = {}
+    for j in b.judgments:
+        first.setdefault((j.target_key, j.aspect), j)
+    record["final_labels"] = []
+    for slot, final in sorted(finals.items(), key=lambda kv: first[kv[0]].id):
+        j = first[slot]
+        record["final_labels"].append(
+            {
+                "target": j.target,
+                "sentence": sent_idx.get(j.sentence_id) if j.sentence_id else None,
+                "arc": arc_pos[j.arc_id][1] if j.arc_id else None,
+                "aspect": slot[1],
+                "label": final.label,
+                "from": final.source,
+                "annotator": None if final.judgment is None else final.judgment.annotator,
+            }
+        )
     return record
 
 
@@ -250,15 +272,15 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     for name in names:
         header += [f"{name}_score", f"{name}_min_arc", f"{name}_evidence", f"{name}_not_checked"]
     header += ["label", "decision", "error_type", "note", "annotator", "model_visible"]
-    header += ["model_score", "model_score_from"]
+    header += ["model_score", "model_score_from", "final_from", "reviewer_labels"]
     writer.writerow([spreadsheet_safe(c) for c in header])
     n = 0
     for b in iter_bundles(project):
-        judged = {
-            j.sentence_id: j
-            for j in b.judgments
-            if j.target == "sentence" and j.aspect == "support"
-        }
+        finals = final_labels(b.judgments)
+        votes: dict[int | None, list[str]] = {}
+        for vote in b.judgments:
+            if vote.target == "sentence" and vote.aspect == "support" and vote.role == "review":
+                votes.setdefault(vote.sentence_id, []).append(f"{vote.annotator}: {vote.label}")
         for s in b.sentences:
             row: list[Any] = [
                 logical_id(b.output.external_id, b.output.system),
@@ -276,7 +298,8 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                     "" if sc is None else " ".join(map(str, sc.evidence or [])),
                     "" if sc is None or sc.not_checked is None else sc.not_checked,
                 ]
-            j = judged.get(s.id)
+            final = finals.get((f"sentence:{s.id}", "support"))
+            j: Any = None if final is None else final.judgment
             row += (
                 [
                     j.label,
@@ -291,6 +314,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                 if j
                 else [""] * 8
             )
+            row += ["" if final is None else final.source, "; ".join(votes.get(s.id, []))]
             writer.writerow([spreadsheet_safe(c) for c in row])
             n += 1
     return n
@@ -299,12 +323,18 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
 def _dae(project: Project, fh: Any, total: int, progress: Any) -> int:
     n = 0
     for b in iter_bundles(project):
-        support = [j for j in b.judgments if j.aspect == "support"]
-        if not support or not b.sentences:
+        # Final labels: adjudicated, else agreed by the reviewers; disputed items count as
+        # not judged.
+        finals = [
+            f.judgment
+            for (_key, aspect), f in final_labels(b.judgments).items()
+            if aspect == "support" and f.judgment is not None
+        ]
+        if not finals or not b.sentences:
             continue
-        pair_label = next((j.label for j in support if j.target == "pair"), None)
-        sent_label = {j.sentence_id: j.label for j in support if j.target == "sentence"}
-        arc_label = {j.arc_id: j.label for j in support if j.target == "arc"}
+        pair_label = next((j.label for j in finals if j.target == "pair"), None)
+        sent_label = {j.sentence_id: j.label for j in finals if j.target == "sentence"}
+        arc_label = {j.arc_id: j.label for j in finals if j.target == "arc"}
         evidence = _evidence_by_sentence(b)
         for s in b.sentences:
             label = sent_label.get(s.id) or (pair_label if pair_label == "supported" else None)

@@ -23,6 +23,7 @@ from app.store.judging import (
     DECISIONS,
     FLAG_LABELS,
     INTERPRETABLE_LABELS,
+    ROLES,
     SUPPORT_LABELS,
     Aspect,
     Target,
@@ -42,7 +43,16 @@ from app.store.schema import (
 from models.checkers.base import Grain
 
 # Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
-ANALYSIS_FIELDS = ("source_sentences", "sentences", "arcs", "checkers", "judgments", "not_checked")
+ANALYSIS_FIELDS = (
+    "source_sentences",
+    "sentences",
+    "arcs",
+    "checkers",
+    "judgments",
+    "not_checked",
+    # derived from the judgments on export (app.adjudication); not read back, never metadata
+    "final_labels",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "support": SUPPORT_LABELS,
     "interpretable": INTERPRETABLE_LABELS,
@@ -125,6 +135,7 @@ class JudgmentData:
     created_at: datetime | None
     model_visible: bool
     model_score: float | None
+    role: str = "review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,7 +416,7 @@ def _judgments(
 ) -> tuple[JudgmentData, ...]:
     c = _Check("judgments")
     out: list[JudgmentData] = []
-    seen: dict[tuple[str, int | None, int | None, str], int] = {}
+    seen: dict[tuple[str, int | None, int | None, str, str | None, str], int] = {}
     for n, item in enumerate(c.seq(value, "judgments")):
         where = f"judgments[{n}]"
         d = c.obj(item, where)
@@ -426,13 +437,19 @@ def _judgments(
                 if (sentence, arc) not in arcs:
                     raise c.fail(f"{where}.arc", f"no arc {arc} of sentence {sentence}")
         aspect = c.choice(d.get("aspect", "support"), f"{where}.aspect", ASPECTS)
-        key = (target, sentence, arc, aspect)
+        annotator = c.name(d.get("annotator"), f"{where}.annotator", nullable=True)
+        role = c.choice(d.get("role", "review"), f"{where}.role", ROLES)
+        # Several reviewers judge one item side by side; one reviewer judges it once per role.
+        key = (target, sentence, arc, aspect, annotator, role)
         if key in seen:
             what = {"pair": "the pair", "sentence": f"sentence {sentence}"}.get(
                 target, f"arc {arc} of sentence {sentence}"
             )
+            who = "" if annotator is None else f" by {annotator}"
+            kind = aspect if role == "review" else f"{role} {aspect}"
             raise c.fail(
-                where, f"a second {aspect} judgment on {what} (the first is judgments[{seen[key]}])"
+                where,
+                f"a second {kind} judgment on {what}{who} (the first is judgments[{seen[key]}])",
             )
         seen[key] = n
         created = d.get("created_at")
@@ -454,10 +471,11 @@ def _judgments(
                 else c.choice(decision, f"{where}.decision", DECISIONS),
                 error_type=c.name(d.get("error_type"), f"{where}.error_type", nullable=True),
                 note=c.text(d.get("note"), f"{where}.note", nullable=True),
-                annotator=c.name(d.get("annotator"), f"{where}.annotator", nullable=True),
+                annotator=annotator,
                 created_at=None if created is None else _when(c, created, f"{where}.created_at"),
                 model_visible=visible,
                 model_score=c.score(d.get("model_score"), f"{where}.model_score"),
+                role=role,
             )
         )
     return tuple(out)
@@ -568,6 +586,7 @@ def write_analysis(
                 error_type=j.error_type,
                 note=j.note,
                 annotator=j.annotator or annotator,
+                role=j.role,
                 created_at=j.created_at or now(),
                 model_visible=j.model_visible,
                 model_score=j.model_score,
@@ -583,6 +602,7 @@ def write_analysis(
                     "sentence_id": sid,
                     "arc_id": aid,
                     "aspect": j.aspect,
+                    "role": j.role,
                 },
                 before=None,
                 after={"label": j.label},

@@ -7,6 +7,9 @@ from typing import Any, Literal
 
 Target = Literal["pair", "sentence", "arc"]
 Aspect = Literal["support", "interpretable", "flag"]
+#: A reviewer's own decision, or an adjudicator's final word where reviewers disagree.
+Role = Literal["review", "adjudicated"]
+ROLES: tuple[Role, ...] = ("review", "adjudicated")
 
 SUPPORT_LABELS = ("supported", "unsupported")
 INTERPRETABLE_LABELS = ("yes", "no")
@@ -35,13 +38,18 @@ DEFAULT_TAXONOMY = [
 
 @dataclass(frozen=True, slots=True)
 class JudgmentKey:
-    """What a judgment is about: a pair, one of its sentences or arcs, and an aspect."""
+    """What a judgment is about: a pair, one of its sentences or arcs, an aspect, and a role.
+
+    The reviewer is not part of the key: a project writes and undoes the judgments of its
+    :attr:`~app.store.project.Project.annotator` only.
+    """
 
     output_id: int
     target: Target = "pair"
     sentence_id: int | None = None
     arc_id: int | None = None
     aspect: Aspect = "support"
+    role: Role = "review"
 
     @property
     def target_key(self) -> str:
@@ -88,7 +96,9 @@ class Change:
     after: JudgmentValue | None
 
     def describe(self) -> str:
-        what = self.key.target if self.key.aspect == "support" else self.key.aspect
+        what: str = self.key.target if self.key.aspect == "support" else self.key.aspect
+        if self.key.role == "adjudicated":
+            what = f"adjudicated {what}"
         if self.after is None:
             return f"clear {what} judgment"
         return f"{what}: {self.after.label}"

@@ -47,6 +47,22 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def check_reviewer(name: str) -> str:
+    """A reviewer's name as stored: stripped; refused when empty or on several lines.
+
+    Raises:
+        ProjectError: for an empty name or one with a line break or control character.
+    """
+    clean = name.strip()
+    if not clean:
+        raise ProjectError("The reviewer name is empty: give the name your judgments go under.")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in clean):
+        raise ProjectError(f"The reviewer name {clean!r} has a line break or control character.")
+    if len(clean) > 200:
+        raise ProjectError(f"The reviewer name is {len(clean)} characters long; 200 at most.")
+    return clean
+
+
 def default_annotator() -> str:
     try:
         return getpass.getuser()
@@ -76,8 +92,14 @@ class Project:
         self.engine = engine
         self.read_only = read_only
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # The reviewer whose judgments this object writes, shows and undoes (see
+        # :meth:`set_annotator`); other reviewers' judgments in the file are left alone.
         self.annotator = default_annotator()
         self._closed = False
+
+    def set_annotator(self, name: str) -> None:
+        """Judge as this reviewer from now on (name checked by :func:`check_reviewer`)."""
+        self.annotator = check_reviewer(name)
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -312,6 +334,7 @@ class Project:
                         ).all(),
                     )
                 )
+            own = self.own_judgments()
             # Sentences with a support judgment (what "done" is measured against).
             judged = dict(
                 s.execute(
@@ -319,6 +342,7 @@ class Project:
                     .where(
                         Judgment.aspect == "support",
                         Judgment.target == "sentence",
+                        *own,
                         *only(Judgment.output_id),
                     )
                     .group_by(Judgment.output_id)
@@ -327,7 +351,7 @@ class Project:
             flags = set(
                 s.scalars(
                     select(Judgment.output_id).where(
-                        Judgment.aspect == "flag", *only(Judgment.output_id)
+                        Judgment.aspect == "flag", *own, *only(Judgment.output_id)
                     )
                 )
             )
@@ -336,6 +360,7 @@ class Project:
                     select(Judgment.output_id, Judgment.label).where(
                         Judgment.aspect == "support",
                         Judgment.target == "pair",
+                        *own,
                         *only(Judgment.output_id),
                     )
                 ).all()
@@ -355,10 +380,23 @@ class Project:
         ]
 
     # ------------------------------------------------------------------ judgments
-    def judgments(self, output_id: int) -> list[Judgment]:
+    def own_judgments(self) -> list[ColumnElement[bool]]:
+        """Conditions that select this reviewer's own review judgments (what the window shows)."""
+        return [Judgment.annotator == self.annotator, Judgment.role == "review"]
+
+    def judgments(self, output_id: int, *, own: bool = False) -> list[Judgment]:
+        """A pair's judgments by every reviewer; ``own``: this reviewer's, in every role."""
         with self.session() as s:
             q = select(Judgment).where(Judgment.output_id == output_id).order_by(Judgment.id)
+            if own:
+                q = q.where(Judgment.annotator == self.annotator)
             return list(s.scalars(q))
+
+    def reviewers(self) -> list[str]:
+        """Everyone with a review judgment in this project, sorted."""
+        with self.session() as s:
+            q = select(Judgment.annotator).where(Judgment.role == "review").distinct()
+            return sorted(s.scalars(q))
 
     def judgment(self, key: JudgmentKey) -> JudgmentValue | None:
         with self.session() as s:
@@ -382,7 +420,11 @@ class Project:
             return Change(entry.id, key, before, value)
 
     def history(self) -> tuple[list[Change], list[Change]]:
-        """(undo stack, redo stack) rebuilt from the audit log, oldest first."""
+        """This reviewer's (undo stack, redo stack) rebuilt from the audit log, oldest first.
+
+        Each reviewer undoes only their own decisions: another reviewer's entries in the log
+        are not on this reviewer's stacks.
+        """
         with self.session() as s:
             rows = s.execute(
                 select(
@@ -392,7 +434,9 @@ class Project:
                     AuditEntry.before,
                     AuditEntry.after,
                     AuditEntry.ref,
-                ).order_by(AuditEntry.id)
+                )
+                .where(AuditEntry.annotator == self.annotator)
+                .order_by(AuditEntry.id)
             ).all()
         return rebuild_stacks([tuple(r) for r in rows])
 
@@ -434,6 +478,8 @@ class Project:
                 Judgment.output_id == key.output_id,
                 Judgment.target_key == key.target_key,
                 Judgment.aspect == key.aspect,
+                Judgment.annotator == self.annotator,
+                Judgment.role == key.role,
             )
         )
 
@@ -466,6 +512,7 @@ class Project:
                     target=key.target,
                     target_key=key.target_key,
                     aspect=key.aspect,
+                    role=key.role,
                     **fields,
                 )
             )

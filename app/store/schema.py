@@ -179,7 +179,7 @@ class ArcScoreRow(Base):
 
 
 class Judgment(Base):
-    """The current human decision on one target (pair, sentence or arc) and aspect.
+    """One reviewer's current decision on one target (pair, sentence or arc) and aspect.
 
     ``aspect`` is ``support`` for the main judgment, ``interpretable`` for AIS stage one and
     ``flag`` for malformed items. ``label`` is the resolved label (for support: supported /
@@ -201,11 +201,24 @@ class Judgment(Base):
     error_type: Mapped[str | None] = mapped_column(String)
     note: Mapped[str | None] = mapped_column(Text)
     annotator: Mapped[str] = mapped_column(String)
+    # "review" for a reviewer's own decision, "adjudicated" for an adjudicator's final word on
+    # an item the reviewers disagree on.
+    role: Mapped[str] = mapped_column(String, default="review", server_default="review")
     created_at: Mapped[datetime] = mapped_column(DateTime)
     model_visible: Mapped[bool] = mapped_column(Boolean)
     model_score: Mapped[float | None] = mapped_column(Float)
     __table_args__ = (
-        Index("uq_judgment_target", "output_id", "target_key", "aspect", unique=True),
+        # One judgment per target and aspect for each reviewer (and role): two reviewers'
+        # judgments of one item live side by side.
+        Index(
+            "uq_judgment_target",
+            "output_id",
+            "target_key",
+            "aspect",
+            "annotator",
+            "role",
+            unique=True,
+        ),
     )
 
 

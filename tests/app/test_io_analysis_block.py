@@ -162,7 +162,7 @@ SHAPES: dict[str, tuple[Mutation, str, str]] = {
     "two judgments on one target": (
         appending("judgments", lambda r: {**r["judgments"][0], "label": "supported"}),
         "judgments",
-        "a second support judgment on sentence 0 (the first is judgments[0])",
+        "a second support judgment on sentence 0 by ann (the first is judgments[0])",
     ),
     "a string score": (
         setting("checkers.lexical.sentences.0.score", "0.3"),

@@ -1,0 +1,143 @@
+"""Where reviewers disagree, and the final label of every judged item.
+
+An *item* is one target (the pair, a sentence, an arc) and aspect (support, AIS interpretable)
+of a pair. Reviewers disagree on an item when their own judgments (role ``review``) give it
+different labels. An adjudicator settles it with a judgment of role ``adjudicated``; that is the
+item's *final label*. Without one, the final label is the reviewers' label when they all agree
+(one reviewer alone included); an unsettled disagreement has no final label. Exports take the
+final label and keep every reviewer's judgment beside it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import select
+
+from app.store.project import Project
+from app.store.schema import Judgment
+
+#: Aspects reviewers can disagree on (a malformed-item flag is a note, not a label).
+COMPARED_ASPECTS = ("support", "interpretable")
+
+
+class JudgmentLike(Protocol):
+    """What is read of a judgment: an ORM row or a plain result row of the judgments table."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def target_key(self) -> str: ...
+    @property
+    def aspect(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def annotator(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def created_at(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Final:
+    """An item's final label and where it comes from."""
+
+    label: str | None  # None: reviewers disagree and nobody adjudicated
+    source: str  # "adjudicated", "agreed" (all reviewers), "single" (one reviewer), "disputed"
+    judgment: Any  # the judgment the label is taken from (None when disputed)
+
+
+def final_labels(judgments: Iterable[JudgmentLike]) -> dict[tuple[str, str], Final]:
+    """(target key, aspect) -> the final label of every judged item of one pair."""
+    reviews: dict[tuple[str, str], list[JudgmentLike]] = defaultdict(list)
+    adjudicated: dict[tuple[str, str], JudgmentLike] = {}
+    for j in judgments:
+        slot = (j.target_key, j.aspect)
+        if j.role == "adjudicated":
+            # Several adjudicators: the latest decision is the final one.
+            held = adjudicated.get(slot)
+            if held is None or (j.created_at, j.id) >= (held.created_at, held.id):
+                adjudicated[slot] = j
+        else:
+            reviews[slot].append(j)
+    out: dict[tuple[str, str], Final] = {}
+    for slot in reviews.keys() | adjudicated.keys():
+        if slot in adjudicated:
+            out[slot] = Final(adjudicated[slot].label, "adjudicated", adjudicated[slot])
+            continue
+        votes = reviews[slot]
+        if len({j.label for j in votes}) > 1:
+            out[slot] = Final(None, "disputed", None)
+        else:
+            out[slot] = Final(votes[0].label, "single" if len(votes) == 1 else "agreed", votes[0])
+    return out
+
+
+@dataclass
+class ItemVotes:
+    """One item of a pair as the adjudicator sees it: each reviewer's judgment side by side."""
+
+    target: str
+    target_key: str
+    aspect: str
+    sentence_id: int | None
+    arc_id: int | None
+    reviews: dict[str, Judgment] = field(default_factory=dict)  # reviewer -> judgment
+    adjudicated: Judgment | None = None
+
+    @property
+    def disagree(self) -> bool:
+        return len({j.label for j in self.reviews.values()}) > 1
+
+
+def pair_items(project: Project, output_id: int) -> list[ItemVotes]:
+    """The compared items of one pair judged by anyone, pair first, then in target order."""
+    items: dict[tuple[str, str], ItemVotes] = {}
+    for j in project.judgments(output_id):
+        if j.aspect not in COMPARED_ASPECTS:
+            continue
+        item = items.setdefault(
+            (j.target_key, j.aspect),
+            ItemVotes(j.target, j.target_key, j.aspect, j.sentence_id, j.arc_id),
+        )
+        if j.role == "adjudicated":
+            if item.adjudicated is None or j.created_at >= item.adjudicated.created_at:
+                item.adjudicated = j
+        else:
+            item.reviews[j.annotator] = j
+    order = {"pair": 0, "sentence": 1, "arc": 2}
+    return sorted(
+        items.values(),
+        key=lambda i: (order[i.target], i.sentence_id or 0, i.arc_id or 0, i.aspect),
+    )
+
+
+def disagreeing_pairs(project: Project, *, unsettled_only: bool = True) -> set[int]:
+    """Pairs with an item on which reviewers disagree (and, by default, nobody adjudicated)."""
+    labels: dict[tuple[int, str, str], set[str]] = defaultdict(set)
+    settled: set[tuple[int, str, str]] = set()
+    with project.session() as s:
+        rows = s.execute(
+            select(
+                Judgment.output_id,
+                Judgment.target_key,
+                Judgment.aspect,
+                Judgment.role,
+                Judgment.label,
+            ).where(Judgment.aspect.in_(COMPARED_ASPECTS))
+        )
+        for oid, key, aspect, role, label in rows:
+            if role == "adjudicated":
+                settled.add((oid, key, aspect))
+            else:
+                labels[(oid, key, aspect)].add(label)
+    return {
+        item[0]
+        for item, seen in labels.items()
+        if len(seen) > 1 and not (unsettled_only and item in settled)
+    }

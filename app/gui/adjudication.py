@@ -1,0 +1,250 @@
+"""Adjudication mode: each reviewer's decision and note side by side, and the final word.
+
+Review ▸ Adjudication mode shows this panel under the pair and turns on the pair list's
+"Reviewers disagree" filter. The panel lists the items of the pair on screen that anyone judged
+(the ones reviewers disagree on marked ≠), with one column per reviewer. The adjudicator's
+decision is committed through the judging controller as a judgment of role ``adjudicated``
+under the window's reviewer name: saved at once, undoable like every decision, and what exports
+take as the item's final label (:mod:`app.adjudication`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.adjudication import ItemVotes, pair_items
+from app.gui.plaintext import plain_label
+from app.store import JudgmentKey, JudgmentValue, Project
+from app.store.judging import INTERPRETABLE_LABELS, SUPPORT_LABELS
+from app.store.schema import Judgment
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow as MainWindowLike
+
+Judge = Callable[[JudgmentKey, JudgmentValue | None], None]
+
+
+def describe(j: Judgment | None) -> str:
+    """One reviewer's judgment in a cell: label, error type, note."""
+    if j is None:
+        return "—"
+    parts = [j.label]
+    if j.error_type:
+        parts.append(j.error_type)
+    if j.note:
+        parts.append(f"“{j.note}”")
+    return " · ".join(parts)
+
+
+class AdjudicationPanel(QWidget):
+    """The items of one pair with every reviewer's judgment, and the adjudicator's buttons."""
+
+    def __init__(self, judge: Judge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.judge = judge
+        self.project: Project | None = None
+        self.output_id: int | None = None
+        self.items: list[ItemVotes] = []
+        self.reviewers: list[str] = []
+        lay = QVBoxLayout(self)
+        self.info = plain_label(QLabel())
+        self.info.setWordWrap(True)
+        lay.addWidget(self.info)
+        self.table = QTableWidget(0, 0)
+        self.table.setAccessibleName("Reviewers' decisions")
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        lay.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.yes = QPushButton()
+        self.no = QPushButton()
+        self.yes.clicked.connect(lambda: self.decide(self._labels()[0]))
+        self.no.clicked.connect(lambda: self.decide(self._labels()[1]))
+        self.take_from = QComboBox()
+        self.take_from.setAccessibleName("Reviewer whose decision to take")
+        self.take = QPushButton("Take this reviewer's decision")
+        self.take.clicked.connect(lambda: self.take_reviewer(self.take_from.currentText()))
+        self.clear = QPushButton("Clear adjudication")
+        self.clear.clicked.connect(self.clear_decision)
+        self.note = QLineEdit(placeholderText="Adjudicator's note (optional)")
+        self.note.setAccessibleName("Adjudicator's note")
+        for w in (self.yes, self.no, self.take_from, self.take, self.clear):
+            row.addWidget(w)
+        row.addWidget(self.note, 1)
+        lay.addLayout(row)
+        self._selection_changed()
+
+    # ------------------------------------------------------------------ showing
+    def show_pair(self, project: Project | None, output_id: int | None) -> None:
+        """List the items of this pair (None: nothing shown); keeps the selected row."""
+        keep = self.table.currentRow()
+        self.project, self.output_id = project, output_id
+        self.items = [] if project is None or output_id is None else pair_items(project, output_id)
+        self.reviewers = sorted({r for item in self.items for r in item.reviews})
+        headers = ["item", *self.reviewers, "adjudicated"]
+        self.table.clear()
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setRowCount(len(self.items))
+        for r, item in enumerate(self.items):
+            cells = [
+                ("≠ " if item.disagree else "= ") + self._item_name(item),
+                *(describe(item.reviews.get(name)) for name in self.reviewers),
+                describe(item.adjudicated)
+                + ("" if item.adjudicated is None else f" ({item.adjudicated.annotator})"),
+            ]
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                if item.disagree:
+                    font = cell.font()
+                    font.setBold(True)
+                    cell.setFont(font)
+                self.table.setItem(r, c, cell)
+        disputed = sum(item.disagree and item.adjudicated is None for item in self.items)
+        who = project.annotator if project is not None else "—"
+        self.info.setText(
+            f"Adjudicating as {who}. {len(self.items)} judged items, {disputed} disputed and not "
+            "adjudicated (≠ marks disagreement). The decision you pick is recorded as your "
+            "adjudicated judgment, the final label in exports."
+            if self.items
+            else "No judgments on this pair yet."
+        )
+        self.take_from.clear()
+        self.take_from.addItems(self.reviewers)
+        if self.items:
+            first = next((i for i, it in enumerate(self.items) if it.disagree), 0)
+            self.table.selectRow(keep if 0 <= keep < len(self.items) else first)
+        self._selection_changed()
+
+    def _item_name(self, item: ItemVotes) -> str:
+        what = "the pair"
+        if self.project is not None and item.target != "pair":
+            sentences = {s.id: s.idx for s in self.project.sentences(output_id=self.output_id)}
+            what = f"sentence {sentences.get(item.sentence_id or -1, 0) + 1}"
+            if item.target == "arc":
+                arc = next(
+                    (a for a in self.project.arcs([item.sentence_id or -1]) if a.id == item.arc_id),
+                    None,
+                )
+                if arc is not None:
+                    what += f", arc {arc.label} {arc.head_text} → {arc.child_text}"
+        return what if item.aspect == "support" else f"{what} (interpretable?)"
+
+    def current_item(self) -> ItemVotes | None:
+        row = self.table.currentRow()
+        return self.items[row] if 0 <= row < len(self.items) else None
+
+    def _labels(self) -> tuple[str, ...]:
+        item = self.current_item()
+        return (
+            INTERPRETABLE_LABELS
+            if item is not None and item.aspect == "interpretable"
+            else SUPPORT_LABELS
+        )
+
+    def _selection_changed(self) -> None:
+        item = self.current_item()
+        labels = self._labels()
+        self.yes.setText(f"Final: {labels[0]}")
+        self.no.setText(f"Final: {labels[1]}")
+        for w in (self.yes, self.no, self.take, self.take_from, self.note):
+            w.setEnabled(item is not None)
+        self.clear.setEnabled(item is not None and item.adjudicated is not None)
+
+    # ------------------------------------------------------------------ deciding
+    def _key(self, item: ItemVotes) -> JudgmentKey:
+        assert self.output_id is not None
+        return JudgmentKey(
+            self.output_id,
+            item.target,  # type: ignore[arg-type]
+            sentence_id=item.sentence_id,
+            arc_id=item.arc_id,
+            aspect=item.aspect,  # type: ignore[arg-type]
+            role="adjudicated",
+        )
+
+    def decide(self, label: str, *, error_type: str | None = None) -> None:
+        """Record the adjudicator's final label for the selected item."""
+        item = self.current_item()
+        if item is None:
+            return
+        positive = label in (SUPPORT_LABELS[0], INTERPRETABLE_LABELS[0])
+        value = JudgmentValue(
+            label,
+            "accept" if positive else "reject",
+            error_type=error_type,
+            note=self.note.text().strip() or None,
+            model_visible=False,
+        )
+        self.judge(self._key(item), value)
+        self.note.clear()
+
+    def take_reviewer(self, reviewer: str) -> None:
+        """The final label is this reviewer's decision (with their error type)."""
+        item = self.current_item()
+        if item is None or reviewer not in item.reviews:
+            return
+        chosen = item.reviews[reviewer]
+        self.decide(chosen.label, error_type=chosen.error_type)
+
+    def clear_decision(self) -> None:
+        item = self.current_item()
+        if item is not None and item.adjudicated is not None:
+            self.judge(self._key(item), None)
+
+
+class AdjudicationMode:
+    """Wires the panel into the window: a dock under the pair, the pair list's disagreement
+    filter, and a refresh whenever the pair on screen or its judgments change."""
+
+    def __init__(self, window: MainWindowLike) -> None:
+        self.window = window
+        self.on = False
+        self.panel = AdjudicationPanel(window.judging.judge)
+        self.dock = QDockWidget("Adjudication", window)
+        self.dock.setObjectName("adjudication_dock")
+        self.dock.setWidget(self.panel)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.dock.visibilityChanged.connect(self._dock_visibility)
+        window.judging.updated.connect(self.refresh)
+        window.judging.judged.connect(lambda _oid: self.refresh())
+
+    def set_on(self, on: bool) -> None:
+        """Enter or leave adjudication mode (the dock and the "Reviewers disagree" filter)."""
+        self.on = on
+        self.dock.setVisible(on)
+        self.window.pairs.disagree_filter.setChecked(on)
+        self.refresh()
+
+    def _dock_visibility(self, visible: bool) -> None:
+        # The dock's own close button leaves the mode too; the menu mirrors it.
+        if not visible and self.on and not self.window.isHidden():
+            self.on = False
+            action = self.window.actions_["adjudicate"]
+            action.blockSignals(True)
+            action.setChecked(False)
+            action.blockSignals(False)
+
+    def refresh(self) -> None:
+        if self.on:
+            self.panel.show_pair(self.window.project, self.window.current_output_id())

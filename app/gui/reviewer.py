@@ -1,0 +1,112 @@
+"""Who judges: the reviewer's name, asked once in the window and kept in the settings.
+
+The name is asked by a bar above the pair list (not a modal dialog, so nothing blocks the window
+or takes the keyboard from judging) until it is given once; Review ▸ Reviewer name… changes it.
+The status bar shows it at all times.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from app.gui.plaintext import plain_label
+from app.store.project import check_reviewer
+from models.errors import ProjectError
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
+
+
+class ReviewerBar(QFrame):
+    """ "Who is reviewing?": a name field and a button; :attr:`chosen` carries the name."""
+
+    chosen = Signal(str)
+
+    def __init__(self, proposed: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(6, 3, 6, 3)
+        # Judgments are kept per reviewer: until a name is given they go under the proposed one
+        # (the user name), so keeping it keeps the judgments made so far in view.
+        question = QLabel(
+            "Who is reviewing? Your judgments are recorded, shown and undone under this name "
+            f"(asked once; so far: {proposed}):"
+        )
+        question.setWordWrap(True)
+        lay.addWidget(plain_label(question), 1)
+        self.name = QLineEdit(proposed)
+        self.name.setAccessibleName("Reviewer name")
+        self.name.returnPressed.connect(self._use)
+        lay.addWidget(self.name)
+        self.use = QPushButton("Use this name")
+        self.use.clicked.connect(self._use)
+        lay.addWidget(self.use)
+        self.problem = plain_label(QLabel())
+        self.problem.setStyleSheet("color: #c62828")
+        lay.addWidget(self.problem)
+
+    def _use(self) -> None:
+        try:
+            name = check_reviewer(self.name.text())
+        except ProjectError as err:
+            self.problem.setText(str(err))
+            return
+        self.problem.clear()
+        self.chosen.emit(name)
+
+
+def reviewer_text(name: str, confirmed: bool) -> str:
+    """The status bar's reviewer field."""
+    return f"Reviewer: {name}" if confirmed else f"Reviewer: {name} (not confirmed)"
+
+
+def ask_reviewer_name(parent: QWidget, current: str) -> str | None:
+    """Review ▸ Reviewer name…: a new name, or None when cancelled or left as it was."""
+    text, ok = QInputDialog.getText(
+        parent,
+        "Reviewer name",
+        "Judgments from now on are recorded, shown and undone under this name:",
+        QLineEdit.EchoMode.Normal,
+        current,
+    )
+    if not ok or text.strip() == current:
+        return None
+    return text
+
+
+def switch_reviewer(window: MainWindow, name: str) -> None:
+    """Judge as ``name`` from now on: kept in the settings and shown in the status bar; the
+    open project shows, counts and undoes that reviewer's own judgments."""
+    from app.settings import REVIEWER
+
+    try:
+        name = check_reviewer(name)
+    except ProjectError as err:
+        window.show_error(err)
+        return
+    window.settings.set(REVIEWER, name)
+    window.reviewer_bar.hide()
+    window.reviewer_label.setText(reviewer_text(name, True))
+    project = window.project
+    if project is None or project.annotator == name:
+        return
+    oid = window.current_output_id()
+    project.set_annotator(name)
+    window.judging.attach(project)  # the undo stack is now this reviewer's
+    window.reload_rows()
+    if oid is not None:
+        window.select_pair(oid)
+        window.show_pair(oid)
+    window.statusBar().showMessage(f"Judging as {name}", 5000)

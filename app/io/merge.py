@@ -1,0 +1,482 @@
+"""Merge reviewers' judgments from other project files or JSONL exports into one project.
+
+Two reviewers judge the same pairs in their own copies of a project; :func:`merge` brings the
+judgments of the copies (or of their JSONL exports, :mod:`app.io.exporter`'s format) into the
+target project. A pair is matched by its id (and system) *and* the content hash of its source
+and output, so a pair whose text changed is never given another text's judgments; sentence and
+arc judgments also need the same sentence spans and arcs in the target.
+
+Nothing is overwritten or doubled: a judgment the target already holds (same reviewer, role,
+item and decision) counts as present, so merging again adds nothing. Judgments by other
+reviewers are added beside the target's. Where the *same* reviewer name judged one item
+differently in the two files, the incoming judgment is kept under ``"name (file name)"``: a
+separate reviewer, nothing lost. The whole merge is one transaction: a merge that fails leaves
+the target as it was.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.io.records import content_hash, logical_id, read_pairs
+from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
+from app.store import db
+from app.store.project import Project, now
+from app.store.schema import ArcRow, AuditEntry, Judgment, Output, SentenceRow
+from models.errors import InputError, ProjectError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+# A judgment's identity in a project and its decision.
+_Key = tuple[int, str, str, str, str]  # output id, target key, aspect, annotator, role
+_Decision = tuple[str, str | None, str | None, str | None]  # label, decision, error type, note
+
+
+@dataclass
+class Unmatched:
+    """A pair or judgment of an incoming file that was not merged, and why."""
+
+    where: str  # "line 7" (JSONL) or "pair p12" (project file)
+    id: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"where": self.where, "id": self.id, "reason": self.reason}
+
+
+@dataclass
+class Renamed:
+    """A conflict: the same reviewer name judged one item differently in the two files."""
+
+    where: str
+    id: str
+    item: str
+    reviewer: str
+    kept_as: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "where": self.where,
+            "id": self.id,
+            "item": self.item,
+            "reviewer": self.reviewer,
+            "kept_as": self.kept_as,
+        }
+
+
+@dataclass
+class FileReport:
+    """What one incoming file brought."""
+
+    file: str
+    kind: str  # "project" or "jsonl"
+    pairs: int = 0
+    pairs_matched: int = 0
+    judgments_new: int = 0
+    judgments_present: int = 0
+    reviewers: set[str] = field(default_factory=set)
+    renamed: list[Renamed] = field(default_factory=list)
+    unmatched_pairs: list[Unmatched] = field(default_factory=list)
+    unmatched_judgments: list[Unmatched] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "kind": self.kind,
+            "pairs": self.pairs,
+            "pairs_matched": self.pairs_matched,
+            "judgments_new": self.judgments_new,
+            "judgments_present": self.judgments_present,
+            "reviewers": sorted(self.reviewers),
+            "conflicts_kept_as_separate_reviewers": [r.to_json() for r in self.renamed],
+            "unmatched_pairs": [u.to_json() for u in self.unmatched_pairs],
+            "unmatched_judgments": [u.to_json() for u in self.unmatched_judgments],
+        }
+
+
+@dataclass
+class MergeReport:
+    target: str
+    files: list[FileReport] = field(default_factory=list)
+
+    @property
+    def judgments_new(self) -> int:
+        return sum(f.judgments_new for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "judgments_new": self.judgments_new,
+            "judgments_present": sum(f.judgments_present for f in self.files),
+            "files": [f.to_json() for f in self.files],
+        }
+
+    def text(self, limit: int = 20) -> str:
+        """The report for people: one block per file, problems with file and line or pair id."""
+        lines = [f"merged into {self.target}: {self.judgments_new} new judgments"]
+        for f in self.files:
+            lines.append(
+                f"{f.file} ({f.kind}): {f.pairs_matched} of {f.pairs} pairs matched; "
+                f"{f.judgments_new} judgments new, {f.judgments_present} already present"
+                + (f"; reviewers: {', '.join(sorted(f.reviewers))}" if f.reviewers else "")
+            )
+            for r in f.renamed[:limit]:
+                named = r.where if r.id in r.where else f"{r.where} ({r.id})"
+                lines.append(
+                    f"  {f.file}, {named}, {r.item}: {r.reviewer} judged it differently "
+                    f"in the target; kept as reviewer {r.kept_as!r}"
+                )
+            for title, items in (
+                ("pairs not matched", f.unmatched_pairs),
+                ("judgments not matched", f.unmatched_judgments),
+            ):
+                if items:
+                    lines.append(f"  {len(items)} {title}:")
+                    lines += [
+                        f"    {f.file}, {u.where}"
+                        + (f" ({u.id})" if u.id and u.id not in u.where else "")
+                        + f": {u.reason}"
+                        for u in items[:limit]
+                    ]
+                    if len(items) > limit:
+                        lines.append(f"    ... and {len(items) - limit} more (see --json)")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _Incoming:
+    """One pair of an incoming file, checked: its texts and its analysis block."""
+
+    where: str
+    id: str
+    system: str | None
+    source: str
+    output: str
+    analysis: Analysis
+
+
+def merge(
+    project: Project, others: Sequence[str | Path], *, unnamed: str | None = None
+) -> MergeReport:
+    """Merge the judgments of ``others`` (project files or JSONL exports) into ``project``.
+
+    Every file is read and checked before anything is written; the writes are one transaction.
+    The audit log names ``project.annotator`` as who merged.
+
+    Args:
+        project: the target.
+        others: the files to merge from.
+        unnamed: the reviewer of incoming judgments that name none (JSONL written by other
+            tools); None: ``"unnamed (file name)"``, a reviewer of their own per file.
+
+    Raises:
+        InputError: a file that cannot be read as a whole (missing, not JSONL, empty).
+        ProjectError: a project file that cannot be opened, or the target itself.
+    """
+    report = MergeReport(str(project.path))
+    loaded: list[tuple[FileReport, list[_Incoming]]] = []
+    for other in others:
+        path = Path(other)
+        if path.resolve() == project.path.resolve():
+            raise ProjectError(f"{path}: this is the target project itself; merge other files.")
+        if not path.is_file():
+            raise InputError("no such file", path=str(path))
+        if _is_project_file(path):
+            file_report = FileReport(str(path), "project")
+            incoming = list(_project_pairs(path, file_report))
+        else:
+            file_report = FileReport(str(path), "jsonl")
+            incoming = _jsonl_pairs(path, file_report)
+        file_report.pairs += len(incoming)
+        loaded.append((file_report, incoming))
+    with project.write_session() as s:
+        targets = _target_pairs(s)
+        existing = _existing_judgments(s)
+        for file_report, incoming in loaded:
+            for pair in incoming:
+                _merge_pair(s, project, pair, targets, existing, file_report, unnamed)
+            if file_report.kind == "jsonl":  # in file order: "line 3" before "line 12"
+                file_report.unmatched_pairs.sort(key=lambda u: int(u.where.split()[1]))
+            report.files.append(file_report)
+    return report
+
+
+# ---------------------------------------------------------------------- reading
+def _is_project_file(path: Path) -> bool:
+    if path.suffix == db.SUFFIX:
+        return True
+    with path.open("rb") as fh:
+        return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+
+
+def _project_pairs(path: Path, file_report: FileReport) -> Iterator[_Incoming]:
+    """The pairs of another project file, read from a private copy (the file is not touched,
+    even when its schema is older than this version's)."""
+    from app.io.bundles import iter_bundles, run_info
+    from app.io.exporter import pair_record
+
+    with tempfile.TemporaryDirectory(prefix="factdesk-merge-") as tmp:
+        copy = Path(tmp) / ("copy" + db.SUFFIX)
+        try:
+            src = sqlite3.connect(db._read_only_uri(path), uri=True)
+            try:
+                dst = sqlite3.connect(copy)
+                try:
+                    src.backup(dst)
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+        except sqlite3.Error as exc:
+            raise ProjectError(f"{path}: cannot be read as a FactDesk project ({exc}).") from exc
+        try:
+            other = Project.open(copy)
+        except ProjectError as exc:
+            raise ProjectError(str(exc).replace(str(copy), str(path))) from exc
+        with other:
+            runs = run_info(other)
+            pairs = []
+            for bundle in iter_bundles(other):
+                record = pair_record(bundle, runs)
+                where = f"pair {record['id']}" + (
+                    f" of system {record['system']}" if record["system"] else ""
+                )
+                block = {k: record[k] for k in ANALYSIS_FIELDS if k in record}
+                try:
+                    analysis = parse_analysis(block, record["source"], record["output"])
+                except AnalysisError as exc:
+                    file_report.unmatched_pairs.append(Unmatched(where, record["id"], str(exc)))
+                    continue
+                pairs.append(
+                    _Incoming(
+                        where,
+                        record["id"],
+                        record["system"],
+                        record["source"],
+                        record["output"],
+                        analysis,
+                    )
+                )
+    yield from pairs
+
+
+def _jsonl_pairs(path: Path, file_report: FileReport) -> list[_Incoming]:
+    """The records of a JSONL export; a record that cannot be used is reported, not merged."""
+    read = read_pairs(path, fmt="jsonl", skip_invalid=True)
+    for problem in read.invalid:
+        where = f"line {problem.line}"
+        field_note = f"field '{problem.field}': " if problem.field else ""
+        file_report.unmatched_pairs.append(
+            Unmatched(where, problem.id, f"{field_note}{problem.reason}")
+        )
+    out: list[_Incoming] = []
+    for rec in read.records:
+        where = f"line {rec.line}"
+        if rec.external_id is None:
+            file_report.unmatched_pairs.append(
+                Unmatched(where, None, "the record has no id to match a pair by")
+            )
+            continue
+        analysis = rec.analysis if rec.analysis is not None else Analysis()
+        out.append(_Incoming(where, rec.external_id, rec.system, rec.source, rec.output, analysis))
+    return out
+
+
+# ---------------------------------------------------------------------- writing
+@dataclass
+class _Target:
+    output_id: int
+    content_hash: str
+    sentences: dict[int, tuple[int, int, int]] | None = None  # idx -> (id, start, end)
+    arcs: dict[tuple[int, int], tuple[int, str, int, int]] | None = None
+
+
+def _target_pairs(s: Session) -> dict[tuple[str, str | None], _Target]:
+    """(id as imported, system) -> the target's pair."""
+    rows = s.execute(select(Output.id, Output.external_id, Output.system, Output.content_hash))
+    return {
+        (logical_id(ext, system), system): _Target(oid, chash) for oid, ext, system, chash in rows
+    }
+
+
+def _existing_judgments(s: Session) -> dict[_Key, _Decision]:
+    rows = s.execute(
+        select(
+            Judgment.output_id,
+            Judgment.target_key,
+            Judgment.aspect,
+            Judgment.annotator,
+            Judgment.role,
+            Judgment.label,
+            Judgment.decision,
+            Judgment.error_type,
+            Judgment.note,
+        )
+    )
+    return {tuple(r[:5]): tuple(r[5:]) for r in rows}  # type: ignore[misc]
+
+
+def _load_structure(s: Session, target: _Target) -> None:
+    if target.sentences is not None:
+        return
+    sents = s.execute(
+        select(SentenceRow.id, SentenceRow.idx, SentenceRow.start, SentenceRow.end).where(
+            SentenceRow.output_id == target.output_id
+        )
+    ).all()
+    target.sentences = {idx: (sid, start, end) for sid, idx, start, end in sents}
+    idx_of = {sid: idx for sid, idx, _s, _e in sents}
+    arcs = s.execute(
+        select(ArcRow.id, ArcRow.sentence_id, ArcRow.idx, ArcRow.label, ArcRow.head_idx)
+        .add_columns(ArcRow.child_idx)
+        .where(ArcRow.sentence_id.in_(list(idx_of)))
+    ).all()
+    target.arcs = {
+        (idx_of[sid], idx): (aid, label, head, child) for aid, sid, idx, label, head, child in arcs
+    }
+
+
+def _merge_pair(
+    s: Session,
+    project: Project,
+    pair: _Incoming,
+    targets: dict[tuple[str, str | None], _Target],
+    existing: dict[_Key, _Decision],
+    report: FileReport,
+    unnamed: str | None = None,
+) -> None:
+    system = f" (system {pair.system})" if pair.system else ""
+    target = targets.get((pair.id, pair.system))
+    if target is None:
+        report.unmatched_pairs.append(
+            Unmatched(pair.where, pair.id, f"no pair with this id{system} in the target")
+        )
+        return
+    if content_hash(pair.source, pair.output) != target.content_hash:
+        report.unmatched_pairs.append(
+            Unmatched(
+                pair.where,
+                pair.id,
+                f"the source or output differs from the target's pair{system} (content hash)",
+            )
+        )
+        return
+    report.pairs_matched += 1
+    _load_structure(s, target)
+    assert target.sentences is not None and target.arcs is not None
+    spans = {d.index: (d.start, d.end) for d in pair.analysis.sentences}
+    arcs = {(a.sentence, a.index): (a.label, a.head, a.child) for a in pair.analysis.arcs}
+    file_name = Path(report.file).name
+    for n, j in enumerate(pair.analysis.judgments):
+        item = _item_text(j.target, j.sentence, j.arc)
+        sentence_id = arc_id = None
+        if j.sentence is not None:
+            found = target.sentences.get(j.sentence)
+            if found is None or (found[1], found[2]) != spans.get(j.sentence):
+                report.unmatched_judgments.append(
+                    Unmatched(
+                        f"{pair.where}, judgments[{n}]",
+                        pair.id,
+                        f"{item}: the target has no sentence {j.sentence} with the same span "
+                        "(analyse the target first, or it was split differently)",
+                    )
+                )
+                continue
+            sentence_id = found[0]
+        if j.arc is not None and j.sentence is not None:
+            arc = target.arcs.get((j.sentence, j.arc))
+            if arc is None or arc[1:] != arcs.get((j.sentence, j.arc)):
+                report.unmatched_judgments.append(
+                    Unmatched(
+                        f"{pair.where}, judgments[{n}]",
+                        pair.id,
+                        f"{item}: the target has no such arc (same label, head and child)",
+                    )
+                )
+                continue
+            arc_id = arc[0]
+        target_key = {
+            "pair": "pair",
+            "sentence": f"sentence:{sentence_id}",
+            "arc": f"arc:{arc_id}",
+        }[j.target]
+        reviewer = j.annotator or unnamed or f"unnamed ({file_name})"
+        decision: _Decision = (j.label, j.decision, j.error_type, j.note)
+        key: _Key = (target.output_id, target_key, j.aspect, reviewer, j.role)
+        held = existing.get(key)
+        if held is not None and held != decision:
+            # The same name judged this item differently in the target: keep both, the
+            # incoming one as a separate reviewer named after its file.
+            renamed = f"{reviewer} ({file_name})"
+            key = (target.output_id, target_key, j.aspect, renamed, j.role)
+            report.renamed.append(Renamed(pair.where, pair.id, item, reviewer, renamed))
+            reviewer = renamed
+            held = existing.get(key)
+            if held is not None and held != decision:
+                report.unmatched_judgments.append(
+                    Unmatched(
+                        f"{pair.where}, judgments[{n}]",
+                        pair.id,
+                        f"{item}: {renamed} already holds a different decision in the target",
+                    )
+                )
+                continue
+        report.reviewers.add(reviewer)
+        if held is not None:
+            report.judgments_present += 1
+            continue
+        s.add(
+            Judgment(
+                output_id=target.output_id,
+                sentence_id=sentence_id,
+                arc_id=arc_id,
+                target=j.target,
+                target_key=target_key,
+                aspect=j.aspect,
+                role=j.role,
+                label=j.label,
+                decision=j.decision,
+                error_type=j.error_type,
+                note=j.note,
+                annotator=reviewer,
+                created_at=j.created_at or now(),
+                model_visible=j.model_visible,
+                model_score=j.model_score,
+            )
+        )
+        s.add(
+            AuditEntry(
+                at=now(),
+                action="merge",
+                key={
+                    "output_id": target.output_id,
+                    "target": j.target,
+                    "sentence_id": sentence_id,
+                    "arc_id": arc_id,
+                    "aspect": j.aspect,
+                    "role": j.role,
+                    "from": report.file,
+                },
+                before=None,
+                after={"label": j.label, "annotator": reviewer},
+                annotator=project.annotator,
+            )
+        )
+        existing[key] = decision
+        report.judgments_new += 1
+
+
+def _item_text(target: str, sentence: int | None, arc: int | None) -> str:
+    if target == "pair":
+        return "the pair"
+    if target == "sentence":
+        return f"sentence {sentence}"
+    return f"arc {arc} of sentence {sentence}"

@@ -1,0 +1,152 @@
+"""The reviewer's name in the window: asked once, kept in the settings, own judgments and undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+from app import settings as S
+from app.settings import Settings
+from app.store import JudgmentKey, JudgmentValue, Project
+
+
+def test_reviewer_is_asked_once_and_kept(qtbot, settings: Settings, demo_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.main import MainWindow
+
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_project(demo_path)
+    assert w.reviewer_bar.isVisible()  # not given yet: the bar asks
+    assert "not confirmed" in w.reviewer_label.text()
+    w.reviewer_bar.name.setText("")
+    w.reviewer_bar.use.click()
+    assert "empty" in w.reviewer_bar.problem.text() and w.reviewer_bar.isVisible()
+    w.reviewer_bar.name.setText("Ana")
+    w.reviewer_bar.use.click()
+    assert not w.reviewer_bar.isVisible()
+    assert w.reviewer_label.text() == "Reviewer: Ana"
+    assert settings.get(S.REVIEWER) == "Ana" and w.project is not None
+    assert w.project.annotator == "Ana"
+    assert w.actions_["reviewer"].text().startswith("Reviewer")
+    w.close()
+    again = MainWindow(Settings(settings.q))
+    qtbot.addWidget(again)
+    again.show()
+    assert not again.reviewer_bar.isVisible()  # asked once
+    assert again.reviewer_label.text() == "Reviewer: Ana"
+    again.close()
+
+
+def test_each_reviewer_sees_and_undoes_only_their_own(window) -> None:  # type: ignore[no-untyped-def]
+    w = window
+    w.set_reviewer("ana")
+    assert w.bundle is not None and w.project is not None
+    oid = w.bundle.output.id
+    key = JudgmentKey(oid, "sentence", sentence_id=w.bundle.sentences[0].id)
+    w.judging.press(Qt.Key.Key_A)  # ana accepts the first sentence
+    assert w.project.judgment(key) == w.judging.judg[(key.target_key, "support")]
+    # Another reviewer of the same file, elsewhere (a second copy of the window, a script).
+    with Project.open(w.project.path) as other:
+        other.set_annotator("ben")
+        other.judge(key, JudgmentValue("unsupported", "reject"))
+    w.set_reviewer("ben")
+    assert w.reviewer_label.text() == "Reviewer: ben"
+    w.show_pair(oid)
+    assert w.judging.judg[(key.target_key, "support")].label == "unsupported"
+    assert w.undo_stack.count() == 1  # ben's own decision only
+    w.set_reviewer("ana")
+    w.show_pair(oid)
+    assert w.judging.judg[(key.target_key, "support")].label == "supported"
+    assert w.undo_stack.count() == 1
+    w.undo_stack.undo()  # ana undoes her own decision ...
+    assert (key.target_key, "support") not in w.judging.judg
+    with Project.open(w.project.path) as other:
+        other.set_annotator("ben")
+        value = other.judgment(key)  # ... and ben's is still there
+        assert value is not None and value.label == "unsupported"
+
+
+def test_file_merge_brings_another_reviewers_judgments(window, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    w = window
+    w.set_reviewer("ana")
+    assert w.project is not None and w.bundle is not None
+    copy = tmp_path / "ben.factdesk"
+    shutil.copy(w.project.path, copy)
+    oid = w.bundle.output.id
+    with Project.open(copy) as other:
+        other.set_annotator("ben")
+        other.judge(JudgmentKey(oid), JudgmentValue("unsupported", "reject", note="ben's"))
+    assert w.actions_["merge"].text() == "&Merge judgments from…"
+    w.merge_files([str(copy)])
+    qtbot.waitUntil(lambda: w.merge_report is not None, timeout=20000)
+    assert "1 new judgments" in w.merge_report.text.toPlainText()
+    assert [(j.annotator, j.note) for j in w.project.judgments(oid)] == [("ben", "ben's")]
+    assert ("pair", "support") not in w.judging.judg  # ana's view shows ana's own
+    w.merge_report.close()
+
+
+def test_statistics_has_a_reviewer_agreement_tab(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.stats import StatsDialog
+
+    w = window
+    assert w.project is not None and w.bundle is not None
+    ids = w.project.output_ids()[:4]
+    for name, labels in (("ana", "SSUU"), ("ben", "SUUU")):
+        w.project.set_annotator(name)
+        for oid, lab in zip(ids, labels, strict=True):
+            label = "supported" if lab == "S" else "unsupported"
+            w.project.judge(JudgmentKey(oid), JudgmentValue(label, "accept"))
+    stats = StatsDialog(w.project, w.checker, w.version, w.checker_label, w.threshold.value())
+    qtbot.addWidget(stats)
+    tab = stats.agreement_tab
+    assert stats.tabs.tabText(stats.tabs.indexOf(tab)) == "Reviewer agreement"
+    assert tab.section.currentData() == "pair"
+    assert tab.table.item(0, 0).text() == "ana vs ben"
+    assert tab.table.item(0, 2).text() == "0.750"  # 3 of 4 agree
+    assert tab.table.item(0, 3).text() == "0.500"  # p_e = 1/2: kappa (3/4 - 1/2) / (1/2)
+    assert tab.table.rowCount() == 3  # the two reviewers, and each vs the model
+    assert "Krippendorff" in tab.summary.text()
+    tab.table.selectRow(1)
+    tab.save(str(tmp_path / "agreement.png"))
+    assert (tmp_path / "agreement.png").stat().st_size > 1000
+
+
+def test_adjudication_mode_shows_reviewers_side_by_side(window) -> None:  # type: ignore[no-untyped-def]
+    w = window
+    assert w.project is not None and w.bundle is not None
+    oid, other = w.project.output_ids()[:2]
+    for name, label, note in (("ana", "supported", None), ("ben", "unsupported", "made up")):
+        w.project.set_annotator(name)
+        w.project.judge(JudgmentKey(oid), JudgmentValue(label, "accept", note=note))
+        w.project.judge(JudgmentKey(other), JudgmentValue("supported", "accept"))  # agreed
+    w.set_reviewer("cleo")
+    w.actions_["adjudicate"].trigger()
+    assert w.adjudication.dock.isVisible() and w.pairs.disagree_filter.isChecked()
+    assert w.proxy.rowCount() == 1 and w.current_output_id() == oid  # only the disputed pair
+    panel = w.adjudication.panel
+    headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
+    assert headers == ["item", "ana", "ben", "adjudicated"]
+    assert [panel.table.item(0, c).text() for c in range(4)] == [
+        "≠ the pair",
+        "supported",
+        "unsupported · “made up”",
+        "—",
+    ]
+    panel.note.setText("source says otherwise")
+    panel.take_reviewer("ben")
+    held = [j for j in w.project.judgments(oid) if j.role == "adjudicated"]
+    assert [(j.annotator, j.label, j.note) for j in held] == [
+        ("cleo", "unsupported", "source says otherwise")
+    ]
+    assert panel.table.item(0, 3).text() == "unsupported · “source says otherwise” (cleo)"
+    assert "adjudicated" in (w.last_saved or "")
+    w.undo_stack.undo()  # the adjudication is undoable like any decision
+    assert not [j for j in w.project.judgments(oid) if j.role == "adjudicated"]
+    assert panel.table.item(0, 3).text() == "—"
+    w.actions_["adjudicate"].trigger()
+    assert not w.adjudication.dock.isVisible() and not w.pairs.disagree_filter.isChecked()
+    assert w.proxy.rowCount() == w.model.total()
