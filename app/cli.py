@@ -99,6 +99,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_stats)
 
+    c = sub.add_parser(
+        "familiarity", help="entities the outputs describe, familiar or not, and their errors"
+    )
+    c.add_argument("project")
+    c.add_argument("--checker", help="whose arc scores give the verdicts (default: as shown)")
+    c.add_argument("--threshold", type=float, default=0.5)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_familiarity)
+
     c = sub.add_parser("demo", help="analyse the bundled demo project and open it")
     c.add_argument(
         "--no-window", action="store_true", help="print the findings instead of opening the window"
@@ -331,6 +340,22 @@ def _cmd_stats(args: argparse.Namespace) -> int:
             "judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items())
         )
     _emit(args, st, "\n".join(lines))
+    return 0
+
+
+def _cmd_familiarity(args: argparse.Namespace) -> int:
+    from app.familiarity import analyse, describe
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        update, close = _bar("finding entities", not args.json)
+        try:
+            report = analyse(
+                project, checker=args.checker, threshold=args.threshold, progress=update
+            )
+        finally:
+            close()
+    _emit(args, report.to_json(), describe(report))
     return 0
 
 
