@@ -20,6 +20,7 @@ rest is computed on demand.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -528,3 +529,59 @@ def describe(report: FamiliarityReport, *, limit: int = 20) -> str:
         if len(flagged) > limit:
             lines.append(f"  ... and {len(flagged) - limit} more (see --json)")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- figure
+def draw_rates(fig: Any, report: FamiliarityReport) -> None:
+    """Rates of not-supported descriptions and of the study's error types, by familiarity and
+    by system, on a matplotlib ``Figure`` (the Statistics tab and the audit report).
+
+    Bars carry hatches as well as colours; a group with no judged description has no error-type
+    bar (the rate is unknown, not zero).
+    """
+    measures: list[tuple[str, Callable[[RateRow], float | None], str, str]] = [
+        ("not supported (verdict)", lambda r: r.not_supported_rate, "#7b1fa2", "//"),
+    ]
+    colours = {"nonfactual": ("#c62828", "xx"), "incongruous": ("#f9a825", "..")}
+    for e in report.error_types:
+        colour, hatch = colours.get(e, ("#607d8b", "++"))
+        measures.append(
+            (f"{e} (judged)", functools.partial(RateRow.rate, error_type=e), colour, hatch)
+        )
+    panels = [
+        ("by familiarity", report.rates("familiarity")),
+        ("by system", report.rates("system")),
+    ]
+    axes = fig.subplots(1, 2, sharey=True)
+    width = 0.8 / len(measures)
+    for ax, (title, rows) in zip(axes, panels, strict=True):
+        ax.set_title(f"Entity descriptions {title}")
+        if not rows:
+            ax.text(0.5, 0.5, "no entities found", ha="center", va="center")
+            ax.set_axis_off()
+            continue
+        xs = range(len(rows))
+        for k, (label, value, colour, hatch) in enumerate(measures):
+            heights = [value(r) for r in rows]
+            ax.bar(
+                [x + (k - (len(measures) - 1) / 2) * width for x in xs],
+                [0.0 if h is None else h for h in heights],
+                width,
+                label=label,
+                color=colour,
+                hatch=hatch,
+                edgecolor="black",
+            )
+        names = [r.group.replace("$", r"\$") for r in rows]  # "$" starts mathtext
+        ax.set_xticks(
+            list(xs),
+            [f"{n}\n({r.descriptions} descr.)" for n, r in zip(names, rows, strict=True)],
+            rotation=30 if len(rows) > 4 else 0,
+            fontsize="small",
+        )
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("share of descriptions")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:  # under the panels, never over a bar
+        fig.set_layout_engine("constrained")
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize="small")

@@ -158,5 +158,8 @@ class StatsDialog(QDialog):
             tab = PlotTab(fig, name)
             self.plots.append(tab)
             self.tabs.addTab(tab, name.capitalize())
+        from app.gui.familiarity import FamiliarityTab  # imports this module: late
+
+        self.tabs.addTab(FamiliarityTab(project, checker, thr), "Entity familiarity")
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs)

@@ -1,0 +1,103 @@
+"""The Statistics tab for entity familiarity (see :mod:`app.familiarity`).
+
+Finding entities runs spaCy's NER over every source and output, so the tab computes when it is
+first shown, not when the Statistics window opens; results are cached per text for the session.
+"""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.familiarity import FamiliarityReport, analyse, draw_rates
+from app.gui.plaintext import plain_label
+from app.gui.stats import PlotTab
+from app.store import Project
+
+COLUMNS = ("group", "entities", "mentions", "descriptions", "not supported", "judged")
+
+
+def _pct(n: int, of: int) -> str:
+    return f"{n} of {of} ({100 * n / of:.0f}%)" if of else f"{n} of 0"
+
+
+class FamiliarityTab(QWidget):
+    """Entities each way, and description error rates by familiarity and system.
+
+    Args:
+        project: the open project.
+        checker: whose arc scores give the verdicts (None: as the module picks).
+        threshold: the flagging threshold.
+    """
+
+    def __init__(self, project: Project, checker: str | None, threshold: float) -> None:
+        super().__init__()
+        self.project = project
+        self.checker = checker
+        self.threshold = threshold
+        self.report: FamiliarityReport | None = None
+        self.lay = QVBoxLayout(self)
+        self.summary = plain_label(QLabel("Entities are found when this tab is first shown."))
+        self.summary.setWordWrap(True)
+        self.lay.addWidget(self.summary)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setAccessibleName("Description error rates by system and familiarity")
+        self.plot: PlotTab | None = None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.report is None:
+            self.compute()
+
+    def compute(self) -> None:
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            self.report = analyse(self.project, checker=self.checker, threshold=self.threshold)
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._fill(self.report)
+
+    def _fill(self, report: FamiliarityReport) -> None:
+        counts = report.entity_counts()
+        self.summary.setText(
+            "Entities in the outputs: "
+            + ", ".join(f"{n} {tag}" for tag, n in counts.items())
+            + f". Familiar: the sources mostly name it bare; unfamiliar: they mostly introduce"
+            f" it with a description; unseen: no source mentions it. Verdicts: "
+            f"{report.checker or 'no checker'}, threshold {report.threshold:.2f}; editor"
+            " judgments override; error-type rates are over judged descriptions."
+        )
+        fig = Figure(figsize=(9, 4.5), layout="tight")
+        draw_rates(fig, report)
+        self.plot = PlotTab(fig, "entity familiarity")
+        self.lay.addWidget(self.plot, 3)
+        columns = [*COLUMNS, *report.error_types]
+        rows = report.rates("both")
+        self.table.setColumnCount(len(columns))
+        self.table.setHorizontalHeaderLabels(columns)
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = [
+                r.group,
+                str(r.entities),
+                str(r.mentions),
+                str(r.descriptions),
+                _pct(r.not_supported, r.scored),
+                str(r.judged),
+                *(_pct(r.error_counts.get(e, 0), r.judged) for e in report.error_types),
+            ]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)  # items show plain text
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                self.table.setItem(i, j, item)
+        self.table.resizeColumnsToContents()
+        self.lay.addWidget(self.table, 2)
