@@ -108,6 +108,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_familiarity)
 
+    c = sub.add_parser("report", help="write the audit report: one self-contained HTML file")
+    c.add_argument("project")
+    c.add_argument("out")
+    c.add_argument("--checker", help="the checker the report shows (default: as the window)")
+    c.add_argument("--threshold", type=float, default=0.5)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_report)
+
     c = sub.add_parser("demo", help="analyse the bundled demo project and open it")
     c.add_argument(
         "--no-window", action="store_true", help="print the findings instead of opening the window"
@@ -359,6 +367,32 @@ def _cmd_familiarity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from app.report import write_report
+    from app.store import Project
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError("is a folder; give a file name for the report", path=args.out)
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
+    with Project.open(args.project) as project:
+        update, close = _bar("finding entities", not args.json)
+        try:
+            write_report(
+                project, out, checker=args.checker, threshold=args.threshold, progress=update
+            )
+        except OSError as exc:
+            raise InputError(
+                f"cannot write the report ({exc.strerror or exc}); nothing was written",
+                path=args.out,
+            ) from exc
+        finally:
+            close()
+    _emit(args, {"path": args.out, "bytes": out.stat().st_size}, f"wrote the report to {args.out}")
+    return 0
+
+
 def print_findings(path: Path, threshold: float = 0.5) -> None:
     from app.io.bundles import iter_bundles, run_info
     from app.store import Project
@@ -448,6 +482,7 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
     _cmd_import: "nothing was imported (an import is all or nothing)",
     _cmd_analyze: "finished chunks are saved; run analyze again to resume",
     _cmd_export: "no export file was written",
+    _cmd_report: "no report was written",
     _cmd_demo: "finished work is saved; run demo again to resume",
 }
 
