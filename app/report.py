@@ -119,6 +119,10 @@ def figure_png(draw: Callable[[Any], None], *, size: tuple[float, float] = (7, 4
     return f'<img alt="figure" src="data:image/png;base64,{data}">'
 
 
+def _when(t: datetime | None) -> str:
+    return "" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")
+
+
 def _mpl(text: str) -> str:
     return text.replace("$", r"\$")  # matplotlib reads $...$ as mathtext
 
@@ -135,26 +139,34 @@ def counts_section(ctx: ReportContext) -> Section:
             .group_by(Judgment.target, Judgment.aspect, Judgment.label)
             .order_by(Judgment.target, Judgment.aspect, Judgment.label)
         ).all()
-    body = table(
-        ["what", "count"],
-        [
-            ["pairs", st["pairs"]],
-            ["sources", st["sources"]],
-            ["parsed pairs", st["parsed_pairs"]],
-            ["output sentences", st["sentences"]],
-            ["content arcs", st["arcs"]],
-            ["judgments", st["judgments"]],
-        ],
-    )
-    body += "<h3>Pairs by system</h3>" + table(
-        ["system", "pairs"], sorted(([s or "—", n] for s, n in systems), key=lambda r: str(r[0]))
+    tables = [
+        table(
+            ["what", "count"],
+            [
+                ["pairs", st["pairs"]],
+                ["sources", st["sources"]],
+                ["parsed pairs", st["parsed_pairs"]],
+                ["output sentences", st["sentences"]],
+                ["content arcs", st["arcs"]],
+                ["judgments", st["judgments"]],
+            ],
+        )
+    ]
+    tables.append(
+        table(
+            ["system", "pairs"],
+            sorted(([s or "—", n] for s, n in systems), key=lambda r: str(r[0])),
+        )
     )
     if by_aspect:
-        body += "<h3>Judgments</h3>" + table(
-            ["target", "aspect", "label", "count"],
-            [list(r) for r in by_aspect],
-            numeric_from=3,
+        tables.append(
+            table(
+                ["level", "aspect", "label", "count"],
+                [list(r) for r in by_aspect],
+                numeric_from=3,
+            )
         )
+    body = '<div class="row">' + "".join(f"<div>{t}</div>" for t in tables) + "</div>"
     return Section("counts", "Project", body)
 
 
@@ -200,7 +212,7 @@ def checkers_section(ctx: ReportContext) -> Section | None:
     )
     body += "<h3>Runs</h3>" + table(
         ["checker", "version", "status", "started (UTC)", "finished (UTC)", "pairs scored"],
-        [[c, v, status, start, end or "", n] for c, v, status, start, end, n in runs],
+        [[c, v, status, _when(start), _when(end), n] for c, v, status, start, end, n in runs],
         numeric_from=5,
     )
     return Section("checkers", "Checkers and versions", body)
@@ -216,7 +228,13 @@ def scores_section(ctx: ReportContext) -> Section | None:
         return None
 
     def draw(fig: Any) -> None:
-        axes = fig.subplots(len(series), 1, sharex=True, squeeze=False)[:, 0]
+        rows = (len(series) + 1) // 2
+        cols = 1 if len(series) == 1 else 2
+        grid = fig.subplots(rows, cols, sharex=True, squeeze=False)
+        axes = [ax for row in grid for ax in row]
+        for ax in axes[len(series) :]:
+            ax.set_axis_off()
+        axes = axes[: len(series)]
         hatches = ["//", "..", "xx", "\\\\", "++", "oo"]
         for k, (ax, (name, values)) in enumerate(zip(axes, series.items(), strict=True)):
             label = _mpl(str(ctx.runs[name]["display_name"]))
@@ -231,7 +249,8 @@ def scores_section(ctx: ReportContext) -> Section | None:
             ax.axvline(ctx.threshold, color="#c62828", linestyle="--")
             ax.set_ylabel("pairs")
             ax.set_title(f"{label}: {len(values)} pairs", fontsize="medium")
-        axes[-1].set_xlabel(f"pair score (lowest sentence support); threshold {ctx.threshold:.2f}")
+        for ax in axes[-cols:]:
+            ax.set_xlabel(f"pair score; threshold {ctx.threshold:.2f}")
 
     rows = []
     for name, values in series.items():
@@ -247,7 +266,7 @@ def scores_section(ctx: ReportContext) -> Section | None:
                 pct(below, len(values)),
             ]
         )
-    body = figure_png(draw, size=(7, 1.0 + 1.8 * len(series)))
+    body = figure_png(draw, size=(9, 0.6 + 2.0 * ((len(series) + 1) // 2)))
     body += table(["checker", "pairs", "min", "median", "max", "below threshold"], rows)
     return Section("scores", "Score distributions", body)
 
@@ -459,15 +478,11 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             f"pair score {fmt(pair_score, 2)} {' '.join(tags)}</h3>"
             f'<p class="output">{esc(b.output.text)}</p>'
         )
+        if pair_j is not None and (pair_j.error_type or pair_j.note):
+            body += f'<p class="note">editor on the pair: {_judgment_text(pair_j)}</p>'
         source = [(s.idx, s.text) for s in b.source_sentences]
         for s, score, j, window in lines:
-            verdict = ""
-            if j is not None:
-                verdict = f" · editor: {esc(j.label)}"
-                if j.error_type:
-                    verdict += f" ({esc(j.error_type)})"
-                if j.note:
-                    verdict += f" — “{esc(j.note)}”"
+            verdict = "" if j is None else f" · editor: {_judgment_text(j)}"
             body += (
                 f'<div class="sent"><p><b>sentence {s.idx + 1}</b> score {fmt(score, 2)}'
                 f"{verdict}</p><blockquote>{esc(s.text)}</blockquote>"
@@ -493,6 +508,16 @@ def flagged_section(ctx: ReportContext) -> Section | None:
     return Section("flagged", "Flagged items and their evidence", body)
 
 
+def _judgment_text(j: Judgment) -> str:
+    """A judgment's label, error type and note, escaped."""
+    text = esc(j.label)
+    if j.error_type:
+        text += f" ({esc(j.error_type)})"
+    if j.note:
+        text += f" — “{esc(j.note)}”"
+    return text
+
+
 #: The report's sections in order. Each returns None when it has nothing to show.
 SECTIONS: list[Callable[[ReportContext], Section | None]] = [
     counts_section,
@@ -515,7 +540,7 @@ section{border-top:2px solid #eceff1;margin-top:22px}
 h2{font-size:1.3em;margin:18px 0 8px} h3{font-size:1.05em;margin:14px 0 6px}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:.92em}
 th,td{border:1px solid #cfd8dc;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eceff1} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eceff1} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 img{max-width:100%;display:block;margin:8px 0}
 .item{border:1px solid #d7ccc8;border-left:5px solid #c62828;padding:4px 12px;margin:10px 0}
 .item h3{margin:6px 0} .sys{color:#546e7a;font-weight:normal}
@@ -524,6 +549,8 @@ img{max-width:100%;display:block;margin:8px 0}
 blockquote{margin:2px 0 4px 12px;padding:2px 8px;border-left:3px dashed #c62828}
 .evidence{margin:2px 0 8px 12px;padding-left:18px;color:#37474f;font-size:.93em;list-style:none}
 .none{color:#78909c;font-style:italic;margin-left:12px}
+.note{margin:2px 0 6px;color:#4e342e}
+.row{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
 """
 
 
