@@ -32,6 +32,7 @@ from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checke
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
+from models.errors import InputError
 from models.evidence import SHOWN, text_relevance, top_ranked
 
 #: At most this many flagged pairs are listed in full (the rest are counted).
@@ -71,6 +72,7 @@ class ReportContext:
     threshold: float
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     progress: Progress | None = None
+    should_stop: Callable[[], bool] | None = None
 
     @functools.cached_property
     def bundles(self) -> list[PairBundle]:
@@ -79,7 +81,11 @@ class ReportContext:
     @functools.cached_property
     def familiarity(self) -> FamiliarityReport:
         return analyse(
-            self.project, checker=self.checker, threshold=self.threshold, progress=self.progress
+            self.project,
+            checker=self.checker,
+            threshold=self.threshold,
+            progress=self.progress,
+            should_stop=self.should_stop,
         )
 
     @property
@@ -560,11 +566,21 @@ def render(
     checker: str | None = None,
     threshold: float = 0.5,
     progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
     sections: Sequence[Callable[[ReportContext], Section | None]] | None = None,
 ) -> str:
-    """The report as one HTML document (a string)."""
+    """The report as one HTML document (a string).
+
+    Args:
+        project: the open project.
+        checker: the checker the report shows; None = as the window picks (combined first).
+        threshold: scores below it are flagged.
+        progress: ``(done, total)`` while entities are found (the slow part).
+        should_stop: checked between batches; when it returns True, ``Cancelled`` is raised.
+        sections: the sections to write (default :data:`SECTIONS`).
+    """
     name, version = shown_checker(project, checker)
-    ctx = ReportContext(project, name, version, threshold, run_info(project), progress)
+    ctx = ReportContext(project, name, version, threshold, run_info(project), progress, should_stop)
     done = [s for build in (sections or SECTIONS) if (s := build(ctx)) is not None]
     title = f"FactDesk audit report: {project.path.name}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -593,11 +609,23 @@ def write_report(
     checker: str | None = None,
     threshold: float = 0.5,
     progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Path:
-    """Write the report to ``out``; the file appears under its name only when complete."""
+    """Write the report to ``out``; the file appears under its name only when complete.
+
+    Raises:
+        InputError: ``out`` is a folder, in a missing folder, or cannot be written (one line).
+        ProjectError: ``out`` is the project file or its -wal/-shm.
+    """
     out = Path(out)
+    if out.is_dir():
+        raise InputError("is a folder; give a file name for the report", path=str(out))
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"no such folder {out.absolute().parent}", path=str(out))
     project.refuse_output(out)
-    text = render(project, checker=checker, threshold=threshold, progress=progress)
+    text = render(
+        project, checker=checker, threshold=threshold, progress=progress, should_stop=should_stop
+    )
     tmp = out.with_name(out.name + ".part")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -605,6 +633,10 @@ def write_report(
             fh.flush()
             os.fsync(fh.fileno())
         tmp.replace(out)
+    except OSError as exc:  # disk full, no permission: nothing is left under either name
+        raise InputError(
+            f"cannot write the report ({exc.strerror or exc}); nothing was written", path=str(out)
+        ) from exc
     finally:
         tmp.unlink(missing_ok=True)
     return out

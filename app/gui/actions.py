@@ -42,6 +42,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             SEPARATOR,
             ActionSpec("import", "&Import pairs…", "Ctrl+I"),
             ActionSpec("export", "&Export…", "Ctrl+E"),
+            ActionSpec("export_report", "Export &report…"),
             SEPARATOR,
             ActionSpec("quit", "&Quit", K.Quit),
         ),

@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
             "open_demo": self.open_demo,
             "import": self.import_dialog,
             "export": self.export_dialog,
+            "export_report": self.export_report_dialog,
             "quit": self.close,
             "find": self.pairs.focus_search,
             "blind": self.toggle_blind,
@@ -641,6 +642,11 @@ class MainWindow(QMainWindow):
         from app.gui.dialogs import ExportDialog
 
         ExportDialog(str(self.project.path), self.runner, self).exec()
+
+    def export_report_dialog(self) -> None:
+        from app.gui.report import export_report
+
+        export_report(self)
 
     def show_stats(self) -> None:
         if self.project is None:
