@@ -244,6 +244,26 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.label: str | None = None
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
+        #: {output id: priority}: when set, only these pairs, highest priority first (a queue
+        #: such as "unfamiliar-entity descriptions first"). Model-derived, so ignored while
+        #: scores are hidden (blind and AIS modes).
+        self.priority: dict[int, float] | None = None
+
+    def _priority_on(self) -> bool:
+        model = self.sourceModel()
+        return self.priority is not None and not (
+            isinstance(model, PairTableModel) and model.scores_hidden
+        )
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        if self._priority_on():
+            assert self.priority is not None
+            a = self.priority.get(left.data(OutputIdRole), float("-inf"))
+            b = self.priority.get(right.data(OutputIdRole), float("-inf"))
+            if a != b:
+                return a > b  # ascending order puts the highest priority on top
+            return bool(left.data(OutputIdRole) < right.data(OutputIdRole))
+        return super().lessThan(left, right)
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
@@ -277,5 +297,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         if self.error_type and self.error_type not in lr.error_types:
             return False
         if self.search_hits is not None and r.output_id not in self.search_hits:
+            return False
+        if self._priority_on() and r.output_id not in self.priority:  # type: ignore[operator]
             return False
         return True

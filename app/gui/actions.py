@@ -62,6 +62,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("blind", "&Blind mode (hide model marks)", checkable=True),
             ActionSpec("ais", "&AIS two-stage mode", checkable=True),
             ActionSpec("advance", "Decide and ad&vance", checkable=True),
+            ActionSpec("unfamiliar_first", "&Unfamiliar-entity descriptions first", checkable=True),
             ActionSpec("relabel", "Relabel with error type and note…"),
             ActionSpec("keys", "Keyboard shortcuts…", "F1"),
         ),

@@ -6,6 +6,9 @@ first shown, not when the Statistics window opens; results are cached per text f
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
@@ -18,10 +21,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.familiarity import FamiliarityReport, analyse, draw_rates
+from app.familiarity import FamiliarityReport, analyse, draw_rates, unfamiliar_first
 from app.gui.plaintext import plain_label
 from app.gui.stats import PlotTab
 from app.store import Project
+from app.tasks import Job, JobContext
+
+if TYPE_CHECKING:
+    from app.gui.main import MainWindow
+
+#: The queue is computed in its own lane (NER over the sources), never cancelling analysis.
+LANE = "familiarity"
 
 COLUMNS = ("group", "entities", "mentions", "descriptions", "not supported", "judged")
 
@@ -101,3 +111,44 @@ class FamiliarityTab(QWidget):
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.lay.addWidget(self.table, 2)
+
+
+# ---------------------------------------------------------------------- the pair-list queue
+@dataclass(frozen=True)
+class QueueRequest:
+    project_path: str
+    checker: str | None
+    threshold: float
+
+
+def run_queue(req: QueueRequest, _ctx: JobContext) -> dict[int, tuple[float, str]]:
+    """A job function: the unfamiliar-first priorities of the project at ``req.project_path``."""
+    with Project.open(req.project_path) as project:
+        return unfamiliar_first(project, checker=req.checker, threshold=req.threshold)
+
+
+def toggle_unfamiliar_first(window: MainWindow, on: bool) -> None:
+    """Review ▸ Unfamiliar-entity descriptions first: list only pairs with a description the
+    shown checker does not entail, unfamiliar entities first (computed in the background, for
+    the checker and threshold shown when it is switched on); off: the usual list.
+    """
+    if not on or window.project is None:
+        window.pairs.set_priority(None)
+        return
+    req = QueueRequest(str(window.project.path), window.checker, window.threshold.value())
+    bar = window.statusBar()
+    bar.showMessage("Finding entity descriptions…")
+
+    def done(result: object) -> None:
+        queue: dict[int, tuple[float, str]] = result  # type: ignore[assignment]
+        if not window.actions_["unfamiliar_first"].isChecked():
+            return  # switched off while it ran
+        window.pairs.set_priority({oid: p for oid, (p, _reason) in queue.items()})
+        top = max(queue.values(), default=None)
+        bar.showMessage(
+            f"{len(queue)} pairs with a non-entailed entity description"
+            + (f"; first: {top[1]}" if top else ""),
+            15000,
+        )
+
+    window.runner.submit(Job(LANE, run_queue, req, on_done=done, on_error=window.show_error))

@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
             "blind": self.toggle_blind,
             "ais": self.toggle_ais,
             "advance": self._toggle_advance,
+            "unfamiliar_first": self.toggle_unfamiliar_first,
             "relabel": self.relabel_dialog,
             "keys": self.show_keys,
             "analyse": self.start_analysis,
@@ -642,6 +643,11 @@ class MainWindow(QMainWindow):
         from app.gui.dialogs import ExportDialog
 
         ExportDialog(str(self.project.path), self.runner, self).exec()
+
+    def toggle_unfamiliar_first(self) -> None:
+        from app.gui.familiarity import toggle_unfamiliar_first
+
+        toggle_unfamiliar_first(self, self.actions_["unfamiliar_first"].isChecked())
 
     def export_report_dialog(self) -> None:
         from app.gui.report import export_report

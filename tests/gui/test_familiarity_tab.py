@@ -48,3 +48,40 @@ def test_tab_shows_counts_rates_and_saves_png(qtbot, tmp_path: Path) -> None:  #
         assert tab.plot is not None
         tab.plot.save(str(tmp_path / "fam.png"))
         assert (tmp_path / "fam.png").stat().st_size > 1000
+
+
+def test_pair_list_puts_unfamiliar_descriptions_first(qtbot, settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.familiarity import LANE
+    from app.gui.main import MainWindow
+    from app.item_models import OutputIdRole
+
+    path = tmp_path / "queue.factdesk"
+    with Project.create(path) as project:
+        import_file(project, write_jsonl(tmp_path / "q.jsonl", PAIRS))
+        analyze(project, [load_checker("lexical")])
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_project(path)
+
+    def listed() -> list[str]:
+        proxy = w.pairs.proxy
+        ids = [proxy.index(i, 0).data(OutputIdRole) for i in range(proxy.rowCount())]
+        ext = {r.row.output_id: r.row.external_id for r in map(w.model.list_row, range(4))}
+        return [ext[i] for i in ids]
+
+    assert sorted(listed()) == ["o1", "o2", "o3", "o4"]
+    action = w.actions_["unfamiliar_first"]
+    action.trigger()
+    assert action.isChecked()
+    qtbot.waitUntil(lambda: listed() == ["o2", "o4", "o3"], timeout=60000)
+    assert not w.runner.is_busy(LANE)
+    assert "unfamiliar entity" in w.statusBar().currentMessage()
+    # the order comes from the model: blind mode hides it with the scores
+    w.blind_action.trigger()
+    assert sorted(listed()) == ["o1", "o2", "o3", "o4"]
+    w.blind_action.trigger()
+    assert listed() == ["o2", "o4", "o3"]
+    action.trigger()  # off: every pair again, in id order
+    assert listed() == ["o1", "o2", "o3", "o4"]
+    w.close()
