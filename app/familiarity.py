@@ -33,6 +33,7 @@ from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import ArcRow, Judgment, SentenceRow, Source
 from models.familiarity import (
+    DESCRIPTION_LABELS,
     TAGS,
     Description,
     EntityFamiliarity,
@@ -41,6 +42,7 @@ from models.familiarity import (
     familiarity,
     find_mentions,
     tag_of,
+    with_known_name,
 )
 
 Verdict = Literal["supported", "not supported", "not scored"]
@@ -336,8 +338,11 @@ def _output_entities(
     judged = _judgments(b.judgments)
     out = []
     for m in mentions:
+        known = report.entities.get(m.key)
+        if known is not None:
+            m = with_known_name(m, known.name_words)
         descs = tuple(
-            _verdict(b, d, scores, judged, report.threshold, report.error_types)
+            _verdict(b, m, d, scores, judged, report.threshold, report.error_types)
             for d in m.descriptions
         )
         out.append(
@@ -366,31 +371,43 @@ def _judgments(rows: Iterable[Judgment]) -> dict[str, Judgment]:
     return out
 
 
-def description_arcs(arcs: Sequence[ArcRow], d: Description) -> list[ArcRow]:
-    """The stored arcs of one description: the one attaching it to the name, and those inside.
+def description_arcs(arcs: Sequence[ArcRow], m: Mention, d: Description) -> list[ArcRow]:
+    """The stored arcs of one description: those attaching it to the name, and those inside.
 
-    Matched on character offsets (the mention finder and the analysis parse with the same
-    pipeline, so their words coincide).
+    An attaching arc has a description label (appos, compound, amod, acl, relcl), one end on a
+    word of the name and the other on a word of the description, either way round. Matched on
+    character offsets: the mention finder and the analysis parse with the same pipeline, so
+    their words coincide.
     """
-    attach = set(d.attachments)
     inside = {start for start, _end in d.words}
+
+    def in_name(offset: int) -> bool:
+        return m.start <= offset < m.end
+
     return [
         a
         for a in arcs
-        if (a.label, a.head_start, a.child_start) in attach
-        or (a.head_start in inside and a.child_start in inside)
+        if (a.head_start in inside and a.child_start in inside)
+        or (
+            a.label in DESCRIPTION_LABELS
+            and (
+                (in_name(a.head_start) and a.child_start in inside)
+                or (in_name(a.child_start) and a.head_start in inside)
+            )
+        )
     ]
 
 
 def _verdict(
     b: PairBundle,
+    m: Mention,
     d: Description,
     scores: dict[int, float],
     judged: dict[str, Judgment],
     threshold: float,
     error_types: tuple[str, ...],
 ) -> DescriptionVerdict:
-    arcs = description_arcs(b.arcs, d)
+    arcs = description_arcs(b.arcs, m, d)
     sentence = _sentence_of(b.sentences, d.start)
     sent_j = judged.get(f"sentence:{sentence.id}") if sentence is not None else None
     pair_j = judged.get("pair")

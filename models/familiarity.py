@@ -141,6 +141,7 @@ class EntityFamiliarity:
     introduced_described: int
     mentions: int
     tag: Tag
+    name_words: frozenset[str] = frozenset()
 
     @property
     def described_share(self) -> float | None:
@@ -358,6 +359,7 @@ def familiarity(documents: Iterable[Sequence[Mention]]) -> dict[str, EntityFamil
             introduced_described=described[key],
             mentions=total[key],
             tag=tag_for(docs[key], described[key]),
+            name_words=frozenset(fold(w) for name in names[key] for w in _words(name)),
         )
         for key in docs
     }
@@ -365,6 +367,59 @@ def familiarity(documents: Iterable[Sequence[Mention]]) -> dict[str, EntityFamil
 
 def _best_name(names: Counter[str]) -> str:
     return max(names.items(), key=lambda kv: (len(kv[0].split()), kv[1], kv[0]))[0]
+
+
+def with_known_name(mention: Mention, name_words: frozenset[str]) -> Mention:
+    """The mention with words of the entity's known name taken back from its descriptions.
+
+    Lower-cased text ("striker jeremy clarkson", common in summarisation data) leaves the
+    recogniser only the surname, and the first name lands in a pre-modifier description. Words
+    directly before the name that the sources use in this entity's name (``name_words``, folded)
+    join the name; a description left empty is dropped.
+    """
+    start, name = mention.start, mention.name
+    kept: list[Description] = []
+    for d in sorted(mention.descriptions, key=lambda d: -d.start):
+        words = list(d.words)
+        contiguous = len(d.text) == d.end - d.start  # its text is then a slice of the text
+        if d.end <= start and contiguous:
+            while words and start - words[-1][1] <= 1:
+                w_start, w_end = words[-1]
+                word = _text_at(d, w_start, w_end)
+                if fold(word).strip(".") not in name_words:
+                    break
+                name = word + " " * (start - w_end) + name
+                start = w_start
+                words.pop()
+        if len(words) == len(d.words):
+            kept.append(d)
+        elif words:
+            end = words[-1][1]
+            kept.append(
+                Description(
+                    labels=d.labels,
+                    text=d.text[: end - d.start].rstrip(),
+                    start=d.start,
+                    end=end,
+                    attachments=d.attachments,
+                    words=tuple(words),
+                )
+            )
+    if start == mention.start:
+        return mention
+    return Mention(
+        name=name,
+        kind=mention.kind,
+        key=mention.key,
+        start=start,
+        end=mention.end,
+        descriptions=tuple(sorted(kept, key=lambda d: d.start)),
+    )
+
+
+def _text_at(d: Description, start: int, end: int) -> str:
+    """The text of one word of a description (its words' offsets are into the whole text)."""
+    return d.text[start - d.start : end - d.start]
 
 
 def tag_of(key: str, known: dict[str, EntityFamiliarity]) -> Tag:

@@ -111,3 +111,29 @@ def test_tag_rule_counts() -> None:
     assert tag_for(4, 1) == "familiar"
     assert tag_for(4, 2) == "unfamiliar"  # half introduced with a description
     assert tag_for(1, 1) == "unfamiliar"
+
+
+def test_known_name_words_join_the_name() -> None:
+    from models.familiarity import Description, with_known_name
+
+    text = "striker jeremy clarkson scored"
+    # the recogniser took only the surname; "striker jeremy" came out as one pre-modifier
+    desc = Description(
+        ("compound", "compound"),
+        "striker jeremy",
+        0,
+        14,
+        (("compound", 15, 8), ("compound", 8, 0)),
+        ((0, 7), (8, 14)),
+    )
+    m = Mention("clarkson", "PERSON", "clarkson", 15, 23, (desc,))
+    fixed = with_known_name(m, frozenset({"jeremy", "clarkson"}))
+    assert (fixed.name, fixed.start, fixed.end) == ("jeremy clarkson", 8, 23)
+    assert text[fixed.start : fixed.end] == fixed.name
+    (d,) = fixed.descriptions
+    assert (d.text, d.start, d.end, d.words) == ("striker", 0, 7, ((0, 7),))
+    # a description made only of name words is no description
+    only = Mention("clarkson", "PERSON", "clarkson", 15, 23, (desc,))
+    assert with_known_name(only, frozenset({"striker", "jeremy"})).descriptions == ()
+    # words the sources never use in the name stay a description
+    assert with_known_name(m, frozenset({"clarkson"})) == m
