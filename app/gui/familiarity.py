@@ -1,7 +1,9 @@
-"""The Statistics tab for entity familiarity (see :mod:`app.familiarity`).
+"""The Statistics tab for entity familiarity (see :mod:`app.familiarity`), and the pair list's
+"unfamiliar-entity descriptions first" queue.
 
 Finding entities runs spaCy's NER over every source and output, so the tab computes when it is
-first shown, not when the Statistics window opens; results are cached per text for the session.
+first shown, not when the Statistics window opens, and in the window's task runner when it has
+one (its own lane; the tab says how far it got); results are cached per text for the session.
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ from app.familiarity import FamiliarityReport, analyse, draw_rates, unfamiliar_f
 from app.gui.plaintext import plain_label
 from app.gui.stats import PlotTab
 from app.store import Project
-from app.tasks import Job, JobContext
+from app.tasks import Job, JobContext, TaskRunner
 
 if TYPE_CHECKING:
     from app.gui.main import MainWindow
 
 #: The queue is computed in its own lane (NER over the sources), never cancelling analysis.
 LANE = "familiarity"
+#: The Statistics tab's lane: opening it never cancels the queue, nor the queue it.
+TAB_LANE = "familiarity-stats"
 
 COLUMNS = ("group", "entities", "mentions", "descriptions", "not supported", "judged")
 
@@ -47,14 +51,26 @@ class FamiliarityTab(QWidget):
         project: the open project.
         checker: whose arc scores give the verdicts (None: as the module picks).
         threshold: the flagging threshold.
+        runner: the window's task runner; None computes on the spot (no window).
     """
 
-    def __init__(self, project: Project, checker: str | None, threshold: float) -> None:
+    def __init__(
+        self,
+        project: Project,
+        checker: str | None,
+        threshold: float,
+        runner: TaskRunner | None = None,
+    ) -> None:
         super().__init__()
         self.project = project
         self.checker = checker
         self.threshold = threshold
+        self.runner = runner
         self.report: FamiliarityReport | None = None
+        self._started = False
+        # Set False when the tab is gone, so that a late result is dropped.
+        alive = self._alive = [True]
+        self.destroyed.connect(lambda *_a: alive.__setitem__(0, False))
         self.lay = QVBoxLayout(self)
         self.summary = plain_label(QLabel("Entities are found when this tab is first shown."))
         self.summary.setWordWrap(True)
@@ -65,16 +81,40 @@ class FamiliarityTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self.report is None:
+        if not self._started:
             self.compute()
 
     def compute(self) -> None:
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            self.report = analyse(self.project, checker=self.checker, threshold=self.threshold)
-        finally:
-            QApplication.restoreOverrideCursor()
-        self._fill(self.report)
+        self._started = True
+        if self.runner is None:
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                self.report = analyse(self.project, checker=self.checker, threshold=self.threshold)
+            finally:
+                QApplication.restoreOverrideCursor()
+            self._fill(self.report)
+            return
+        alive = self._alive
+        self.summary.setText("Finding entities…")
+
+        def progress(done: int, total: int) -> None:
+            if alive[0]:
+                self.summary.setText(f"Finding entities: {done} of {total} texts read…")
+
+        def done(result: object) -> None:
+            if alive[0]:
+                assert isinstance(result, FamiliarityReport)
+                self.report = result
+                self._fill(result)
+
+        def failed(err: BaseException) -> None:
+            if alive[0]:
+                self.summary.setText(f"Entities could not be found: {err}")
+
+        req = QueueRequest(str(self.project.path), self.checker, self.threshold)
+        self.runner.submit(
+            Job(TAB_LANE, run_tab, req, on_done=done, on_error=failed, on_progress=progress)
+        )
 
     def _fill(self, report: FamiliarityReport) -> None:
         counts = report.entity_counts()
@@ -119,6 +159,18 @@ class QueueRequest:
     project_path: str
     checker: str | None
     threshold: float
+
+
+def run_tab(req: QueueRequest, ctx: JobContext) -> FamiliarityReport:
+    """A job function: the familiarity report of the project at ``req.project_path``."""
+    with Project.open(req.project_path) as project:
+        return analyse(
+            project,
+            checker=req.checker,
+            threshold=req.threshold,
+            progress=ctx.progress,
+            should_stop=ctx.should_stop,
+        )
 
 
 def run_queue(req: QueueRequest, _ctx: JobContext) -> dict[int, tuple[float, str]]:

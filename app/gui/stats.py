@@ -160,6 +160,7 @@ class StatsDialog(QDialog):
             self.tabs.addTab(tab, name.capitalize())
         from app.gui.familiarity import FamiliarityTab  # imports this module: late
 
-        self.tabs.addTab(FamiliarityTab(project, checker, thr), "Entity familiarity")
+        runner = getattr(parent, "runner", None)  # the window's: entities found off its thread
+        self.tabs.addTab(FamiliarityTab(project, checker, thr, runner), "Entity familiarity")
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs)

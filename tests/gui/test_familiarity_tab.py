@@ -85,3 +85,22 @@ def test_pair_list_puts_unfamiliar_descriptions_first(qtbot, settings, tmp_path:
     action.trigger()  # off: every pair again, in id order
     assert listed() == ["o1", "o2", "o3", "o4"]
     w.close()
+
+
+def test_tab_finds_entities_in_the_window_runner(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    from app.gui.familiarity import TAB_LANE
+
+    w = window
+    dialog = StatsDialog(w.project, w.checker, w.version, w.checker_label, 0.5, w)
+    qtbot.addWidget(dialog)
+    tabs = dialog.tabs
+    index = next(i for i in range(tabs.count()) if tabs.tabText(i) == "Entity familiarity")
+    tab = tabs.widget(index)
+    assert tab.runner is w.runner
+    dialog.show()
+    tabs.setCurrentIndex(index)
+    assert tab.report is None and tab.summary.text().startswith("Finding entities")
+    qtbot.waitUntil(lambda: tab.report is not None, timeout=60000)
+    assert not w.runner.is_busy(TAB_LANE)
+    assert tab.summary.text().startswith("Entities in the outputs:")
+    assert tab.table.rowCount() == len(tab.report.rates("both")) > 0
