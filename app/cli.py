@@ -126,6 +126,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_stats)
 
+    c = sub.add_parser(
+        "familiarity", help="entities the outputs describe, familiar or not, and their errors"
+    )
+    c.add_argument("project")
+    c.add_argument("--checker", help="whose arc scores give the verdicts (default: as shown)")
+    c.add_argument("--threshold", type=float, default=0.5)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_familiarity)
+
+    c = sub.add_parser("report", help="write the audit report: one self-contained HTML file")
+    c.add_argument("project")
+    c.add_argument("out")
+    c.add_argument("--checker", help="the checker the report shows (default: as the window)")
+    c.add_argument("--threshold", type=float, default=0.5)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_report)
+
     c = sub.add_parser("demo", help="analyse the bundled demo project and open it")
     c.add_argument(
         "--no-window", action="store_true", help="print the findings instead of opening the window"
@@ -392,6 +409,39 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_familiarity(args: argparse.Namespace) -> int:
+    from app.familiarity import analyse, describe
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        update, close = _bar("finding entities", not args.json)
+        try:
+            report = analyse(
+                project, checker=args.checker, threshold=args.threshold, progress=update
+            )
+        finally:
+            close()
+    _emit(args, report.to_json(), describe(report))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from app.report import write_report
+    from app.store import Project
+
+    out = Path(args.out)
+    with Project.open(args.project) as project:
+        update, close = _bar("finding entities", not args.json)
+        try:
+            write_report(
+                project, out, checker=args.checker, threshold=args.threshold, progress=update
+            )
+        finally:
+            close()
+    _emit(args, {"path": args.out, "bytes": out.stat().st_size}, f"wrote the report to {args.out}")
+    return 0
+
+
 def print_findings(path: Path, threshold: float = 0.5) -> None:
     from app.io.bundles import iter_bundles, run_info
     from app.store import Project
@@ -481,6 +531,7 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
     _cmd_import: "nothing was imported (an import is all or nothing)",
     _cmd_analyze: "finished chunks are saved; run analyze again to resume",
     _cmd_export: "no export file was written",
+    _cmd_report: "no report was written",
     _cmd_demo: "finished work is saved; run demo again to resume",
 }
 

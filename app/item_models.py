@@ -245,6 +245,26 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
         self.disagree_ids: set[int] | None = None  # "Reviewers disagree": these pairs only
+        #: {output id: priority}: when set, only these pairs, highest priority first (a queue
+        #: such as "unfamiliar-entity descriptions first"). Model-derived, so ignored while
+        #: scores are hidden (blind and AIS modes).
+        self.priority: dict[int, float] | None = None
+
+    def _priority_on(self) -> bool:
+        model = self.sourceModel()
+        return self.priority is not None and not (
+            isinstance(model, PairTableModel) and model.scores_hidden
+        )
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        if self._priority_on():
+            assert self.priority is not None
+            a = self.priority.get(left.data(OutputIdRole), float("-inf"))
+            b = self.priority.get(right.data(OutputIdRole), float("-inf"))
+            if a != b:
+                return a > b  # ascending order puts the highest priority on top
+            return bool(left.data(OutputIdRole) < right.data(OutputIdRole))
+        return super().lessThan(left, right)
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
@@ -280,5 +300,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         if self.search_hits is not None and r.output_id not in self.search_hits:
             return False
         if self.disagree_ids is not None and r.output_id not in self.disagree_ids:
+            return False
+        if self._priority_on() and r.output_id not in self.priority:  # type: ignore[operator]
             return False
         return True

@@ -146,11 +146,13 @@ class MainWindow(QMainWindow):
             "import": self.import_dialog,
             "export": self.export_dialog,
             "merge": self.merge_dialog,
+            "export_report": self.export_report_dialog,
             "quit": self.close,
             "find": self.pairs.focus_search,
             "blind": self.toggle_blind,
             "ais": self.toggle_ais,
             "advance": self._toggle_advance,
+            "unfamiliar_first": self.toggle_unfamiliar_first,
             "relabel": self.relabel_dialog,
             "keys": self.show_keys,
             "reviewer": self.reviewer_dialog,
@@ -694,6 +696,16 @@ class MainWindow(QMainWindow):
         from app.gui.merging import merge_into_window
 
         merge_into_window(self, files)
+
+    def toggle_unfamiliar_first(self) -> None:
+        from app.gui.familiarity import toggle_unfamiliar_first
+
+        toggle_unfamiliar_first(self, self.actions_["unfamiliar_first"].isChecked())
+
+    def export_report_dialog(self) -> None:
+        from app.gui.report import export_report
+
+        export_report(self)
 
     def show_stats(self) -> None:
         if self.project is None:

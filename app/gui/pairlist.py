@@ -273,6 +273,13 @@ class PairList(QWidget):
                 return
         self.select_first()
 
+    def set_priority(self, priority: dict[int, float] | None) -> None:
+        """Show only these pairs, highest priority first; None goes back to the column sort."""
+        self.proxy.set_filters(priority=priority)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.proxy.invalidate()
+        self._after_filter()
+
     def focus_search(self) -> None:
         self.search.setFocus()
         self.search.selectAll()

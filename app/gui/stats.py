@@ -160,5 +160,9 @@ class StatsDialog(QDialog):
             self.plots.append(tab)
             self.tabs.addTab(tab, name.capitalize())
         add_agreement_tab(self, project, checker, version, thr)
+        from app.gui.familiarity import FamiliarityTab  # imports this module: late
+
+        runner = getattr(parent, "runner", None)  # the window's: entities found off its thread
+        self.tabs.addTab(FamiliarityTab(project, checker, thr, runner), "Entity familiarity")
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs)

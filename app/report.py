@@ -1,0 +1,642 @@
+"""The audit report: one self-contained HTML file about a project.
+
+``factdesk report P OUT.html`` and File ▸ Export report… write it. Everything is inside the one
+file: the style sheet is inline, figures are PNG (matplotlib's Agg) embedded as base64 ``data:``
+URIs, and there are no scripts, links to files or web addresses, so it opens the same offline, in
+any browser, attached to an e-mail or archived with the audit. Every text that comes from the
+project (ids, systems, outputs, notes, checker names) goes through :func:`html.escape`.
+
+The report is a list of sections (:data:`SECTIONS`), each a function from a
+:class:`ReportContext` to a :class:`Section` or None (nothing to say: the section is left out).
+A new section is a new function added to the list, e.g. calibration or reviewer agreement once
+their tables exist.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import html
+import io
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checker
+from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.store.project import Project
+from app.store.schema import Judgment, Output, Run
+from models.errors import InputError
+from models.evidence import SHOWN, text_relevance, top_ranked
+
+#: At most this many flagged pairs are listed in full (the rest are counted).
+FLAGGED_LIMIT = 300
+Progress = Callable[[int, int], None]
+
+
+def esc(value: object) -> str:
+    """Text from data, escaped for HTML (quotes too: it may land in an attribute)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def pct(n: int, of: int) -> str:
+    return f"{n} / {of} ({100 * n / of:.1f}%)" if of else f"{n} / 0"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One section of the report: an anchor id, a heading and its HTML body (already escaped)."""
+
+    id: str
+    title: str
+    body: str
+
+
+@dataclass
+class ReportContext:
+    """What the sections read: the project, the shown checker and threshold, shared results."""
+
+    project: Project
+    checker: str | None
+    version: str | None
+    threshold: float
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    progress: Progress | None = None
+    should_stop: Callable[[], bool] | None = None
+
+    @functools.cached_property
+    def bundles(self) -> list[PairBundle]:
+        return list(iter_bundles(self.project))
+
+    @functools.cached_property
+    def familiarity(self) -> FamiliarityReport:
+        return analyse(
+            self.project,
+            checker=self.checker,
+            threshold=self.threshold,
+            progress=self.progress,
+            should_stop=self.should_stop,
+        )
+
+    @property
+    def checker_label(self) -> str:
+        if self.checker is None:
+            return "no checker"
+        return str(self.runs.get(self.checker, {}).get("display_name", self.checker))
+
+
+# ---------------------------------------------------------------------- html helpers
+def table(head: Sequence[str], rows: Sequence[Sequence[object]], *, numeric_from: int = 1) -> str:
+    """An HTML table; every cell escaped. Columns from ``numeric_from`` on are right-aligned."""
+    out = ["<table><thead><tr>"]
+    out += [f"<th>{esc(h)}</th>" for h in head]
+    out.append("</tr></thead><tbody>")
+    for row in rows:
+        out.append("<tr>")
+        for j, cell in enumerate(row):
+            cls = ' class="num"' if j >= numeric_from else ""
+            out.append(f"<td{cls}>{esc(cell)}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def figure_png(draw: Callable[[Any], None], *, size: tuple[float, float] = (7, 4)) -> str:
+    """An ``<img>`` holding the figure ``draw`` fills, as an embedded PNG."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, layout="tight")
+    FigureCanvasAgg(fig)
+    draw(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=96)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img alt="figure" src="data:image/png;base64,{data}">'
+
+
+def _when(t: datetime | None) -> str:
+    return "" if t is None else t.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _mpl(text: str) -> str:
+    return text.replace("$", r"\$")  # matplotlib reads $...$ as mathtext
+
+
+# ---------------------------------------------------------------------- sections
+def counts_section(ctx: ReportContext) -> Section:
+    st = ctx.project.stats()
+    with ctx.project.session() as s:
+        systems = s.execute(
+            select(Output.system, func.count(Output.id)).group_by(Output.system)
+        ).all()
+        by_aspect = s.execute(
+            select(Judgment.target, Judgment.aspect, Judgment.label, func.count(Judgment.id))
+            .group_by(Judgment.target, Judgment.aspect, Judgment.label)
+            .order_by(Judgment.target, Judgment.aspect, Judgment.label)
+        ).all()
+    tables = [
+        table(
+            ["what", "count"],
+            [
+                ["pairs", st["pairs"]],
+                ["sources", st["sources"]],
+                ["parsed pairs", st["parsed_pairs"]],
+                ["output sentences", st["sentences"]],
+                ["content arcs", st["arcs"]],
+                ["judgments", st["judgments"]],
+            ],
+        )
+    ]
+    tables.append(
+        table(
+            ["system", "pairs"],
+            sorted(([s or "—", n] for s, n in systems), key=lambda r: str(r[0])),
+        )
+    )
+    if by_aspect:
+        tables.append(
+            table(
+                ["level", "aspect", "label", "count"],
+                [list(r) for r in by_aspect],
+                numeric_from=3,
+            )
+        )
+    body = '<div class="row">' + "".join(f"<div>{t}</div>" for t in tables) + "</div>"
+    return Section("counts", "Project", body)
+
+
+def checkers_section(ctx: ReportContext) -> Section | None:
+    st = ctx.project.stats()
+    with ctx.project.session() as s:
+        runs = s.execute(
+            select(
+                Run.checker, Run.version, Run.status, Run.started_at, Run.finished_at, Run.scored
+            ).order_by(Run.id)
+        ).all()
+    if not runs:
+        return Section("checkers", "Checkers", "<p>The project has not been analysed.</p>")
+    rows = [
+        [
+            info["display_name"],
+            name,
+            info["version"],
+            ctx.runs.get(name, {}).get("grain", ""),
+            info["scored_pairs"],
+            fmt(info["mean_pair_score"]),
+            info["not_checked_sentences"],
+        ]
+        for name, info in st["checkers"].items()
+    ]
+    body = (
+        "<p>Scores are from each checker's latest version; higher is better supported. The "
+        f"shown checker is <b>{esc(ctx.checker_label)}</b>, flagging threshold "
+        f"{ctx.threshold:.2f}.</p>"
+    )
+    body += table(
+        [
+            "checker",
+            "name",
+            "version",
+            "grain",
+            "pairs scored",
+            "mean pair score",
+            "sentences not checked",
+        ],
+        rows,
+        numeric_from=4,
+    )
+    body += "<h3>Runs</h3>" + table(
+        ["checker", "version", "status", "started (UTC)", "finished (UTC)", "pairs scored"],
+        [[c, v, status, _when(start), _when(end), n] for c, v, status, start, end, n in runs],
+        numeric_from=5,
+    )
+    return Section("checkers", "Checkers and versions", body)
+
+
+def scores_section(ctx: ReportContext) -> Section | None:
+    series = {
+        name: [v for v in ctx.project.pair_scores(name, info["version"]).values() if v is not None]
+        for name, info in ctx.runs.items()
+    }
+    series = {k: v for k, v in series.items() if v}
+    if not series:
+        return None
+
+    def draw(fig: Any) -> None:
+        rows = (len(series) + 1) // 2
+        cols = 1 if len(series) == 1 else 2
+        grid = fig.subplots(rows, cols, sharex=True, squeeze=False)
+        axes = [ax for row in grid for ax in row]
+        for ax in axes[len(series) :]:
+            ax.set_axis_off()
+        axes = axes[: len(series)]
+        hatches = ["//", "..", "xx", "\\\\", "++", "oo"]
+        for k, (ax, (name, values)) in enumerate(zip(axes, series.items(), strict=True)):
+            label = _mpl(str(ctx.runs[name]["display_name"]))
+            ax.hist(
+                values,
+                bins=20,
+                range=(0, 1),
+                color="#5c7cfa",
+                edgecolor="black",
+                hatch=hatches[k % len(hatches)],
+            )
+            ax.axvline(ctx.threshold, color="#c62828", linestyle="--")
+            ax.set_ylabel("pairs")
+            ax.set_title(f"{label}: {len(values)} pairs", fontsize="medium")
+        for ax in axes[-cols:]:
+            ax.set_xlabel(f"pair score; threshold {ctx.threshold:.2f}")
+
+    rows = []
+    for name, values in series.items():
+        below = sum(v < ctx.threshold for v in values)
+        values = sorted(values)
+        rows.append(
+            [
+                ctx.runs[name]["display_name"],
+                len(values),
+                fmt(values[0]),
+                fmt(values[len(values) // 2]),
+                fmt(values[-1]),
+                pct(below, len(values)),
+            ]
+        )
+    body = figure_png(draw, size=(9, 0.6 + 2.0 * ((len(series) + 1) // 2)))
+    body += table(["checker", "pairs", "min", "median", "max", "below threshold"], rows)
+    return Section("scores", "Score distributions", body)
+
+
+def agreement_section(ctx: ReportContext) -> Section | None:
+    """Editors' sentence and pair judgments against each checker's score at the threshold."""
+    names = ["supported", "unsupported"]
+    levels: dict[str, dict[str, Counter[tuple[str, str]]]] = {"sentence": {}, "pair": {}}
+    judged = {"sentence": 0, "pair": 0}
+    for b in ctx.bundles:
+        labels = {
+            j.target_key: j.label
+            for j in b.judgments
+            if j.aspect == "support" and j.target in ("sentence", "pair")
+        }
+        judged["pair"] += "pair" in labels
+        judged["sentence"] += sum(k.startswith("sentence:") for k in labels)
+        for name, (pair_row, sent_rows, _arcs) in b.scores.items():
+            scored = [(f"sentence:{sid}", "sentence", r.score) for sid, r in sent_rows.items()]
+            scored.append(("pair", "pair", pair_row.score))
+            for key, level, score in scored:
+                if key in labels and score is not None and labels[key] in names:
+                    model = "supported" if score >= ctx.threshold else "unsupported"
+                    levels[level].setdefault(name, Counter())[(labels[key], model)] += 1
+    if not any(judged.values()):
+        return None
+    body = (
+        f"<p>{judged['sentence']} output sentences and {judged['pair']} pairs judged by an "
+        f"editor. The model flags a sentence or pair when its score is below "
+        f"{ctx.threshold:.2f} (a pair's score is its lowest sentence's).</p>"
+    )
+    head = [
+        "checker",
+        "level",
+        "judged with a score",
+        "agreement",
+        "unsupported ones flagged (recall)",
+        "flags judged unsupported (precision)",
+    ]
+    rows = []
+    for level, grids in levels.items():
+        for name, grid in grids.items():
+            n = sum(grid.values())
+            agree = grid[("supported", "supported")] + grid[("unsupported", "unsupported")]
+            caught = grid[("unsupported", "unsupported")]
+            missed = grid[("unsupported", "supported")]
+            false_alarms = grid[("supported", "unsupported")]
+            rows.append(
+                [
+                    ctx.runs[name]["display_name"],
+                    level,
+                    n,
+                    pct(agree, n),
+                    pct(caught, caught + missed),
+                    pct(caught, caught + false_alarms),
+                ]
+            )
+    if not rows:
+        return Section(
+            "agreement", "Editor vs model agreement", body + "<p>No judged item has a score.</p>"
+        )
+    body += table(head, rows, numeric_from=2)
+    for level, grids in levels.items():
+        if ctx.checker in grids:
+            grid = grids[ctx.checker]
+            body += f"<h3>{esc(ctx.checker_label)}, {level}s: judged (rows) vs model (columns)</h3>"
+            body += table(
+                ["judged \\ model", *names], [[h, *(grid[(h, m)] for m in names)] for h in names]
+            )
+    return Section("agreement", "Editor vs model agreement", body)
+
+
+def error_types_section(ctx: ReportContext) -> Section | None:
+    counts: Counter[tuple[str, str]] = Counter()
+    for b in ctx.bundles:
+        for j in b.judgments:
+            if j.error_type:
+                counts[(b.output.system or "—", j.error_type)] += 1
+    if not counts:
+        return None
+    names = {t["key"]: t["name"] for t in ctx.project.taxonomy()}
+    systems = sorted({s for s, _e in counts})
+    errors = sorted({e for _s, e in counts}, key=lambda e: (e not in names, e))
+
+    def draw(fig: Any) -> None:
+        ax = fig.add_subplot(111)
+        bottom = [0] * len(systems)
+        hatches = ["", "//", "..", "xx", "\\\\", "++", "oo", "--", "**", "||"]
+        for k, e in enumerate(errors):
+            values = [counts[(s, e)] for s in systems]
+            ax.bar(
+                [_mpl(s) for s in systems],
+                values,
+                bottom=bottom,
+                label=_mpl(e),
+                hatch=hatches[k % len(hatches)],
+                edgecolor="black",
+            )
+            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        ax.set_ylabel("judgments")
+        ax.set_title("Error types by system")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+
+    body = figure_png(draw, size=(8, 4))
+    body += table(
+        ["error type", *systems, "all"],
+        [
+            [
+                names.get(e, e),
+                *(counts[(s, e)] for s in systems),
+                sum(counts[(s, e)] for s in systems),
+            ]
+            for e in errors
+        ],
+    )
+    return Section("errors", "Error types by system", body)
+
+
+def familiarity_section(ctx: ReportContext) -> Section | None:
+    report = ctx.familiarity
+    if not report.mentions:
+        return None
+    counts = report.entity_counts()
+    body = (
+        "<p>People and organisations the outputs mention, tagged by how the project's sources "
+        "introduce them (Goyal, Nenkova &amp; Daumé): <b>familiar</b> when the sources mostly "
+        "name them bare, <b>unfamiliar</b> when they mostly introduce them with a description, "
+        "<b>unseen</b> when no source mentions them. A description (title, appositive, "
+        "modifier, relative clause) is <i>not supported</i> when one of its arcs is below the "
+        "threshold or an editor rejected it. Error-type rates are over descriptions an editor "
+        "judged.</p>"
+    )
+    body += table(["familiarity", "entities in the outputs"], [[t, n] for t, n in counts.items()])
+    body += figure_png(functools.partial(draw_rates, report=report), size=(9, 4.2))
+    head = ["group", "entities", "mentions", "descriptions", "not supported", "judged"]
+    head += list(report.error_types)
+    for title, by in (("By familiarity", "familiarity"), ("By system and familiarity", "both")):
+        rows = [
+            [
+                r.group,
+                r.entities,
+                r.mentions,
+                r.descriptions,
+                pct(r.not_supported, r.scored),
+                r.judged,
+                *(pct(r.error_counts.get(e, 0), r.judged) for e in report.error_types),
+            ]
+            for r in report.rates(by)  # type: ignore[arg-type]
+        ]
+        body += f"<h3>{title}</h3>" + table(head, rows)
+    flagged = [
+        (m, d)
+        for m in report.mentions
+        if m.tag != "familiar"
+        for d in m.descriptions
+        if d.verdict == "not supported"
+    ]
+    if flagged:
+        body += "<h3>Descriptions of unfamiliar or unseen entities that are not supported</h3>"
+        body += table(
+            ["pair", "system", "entity", "familiarity", "description", "score", "by"],
+            [
+                [m.external_id, m.system or "—", m.name, m.tag, d.text, fmt(d.score, 2), d.by]
+                for m, d in flagged
+            ],
+            numeric_from=5,
+        )
+    return Section("familiarity", "Error types by entity familiarity", body)
+
+
+def flagged_section(ctx: ReportContext) -> Section | None:
+    """Pairs the shown checker flags or an editor rejected or flagged, with their evidence."""
+    items = []
+    for b in ctx.bundles:
+        entry = b.scores.get(ctx.checker or "")
+        sent_scores = entry[1] if entry is not None else {}
+        pair_score = entry[0].score if entry is not None else None
+        judgments = {j.target_key: j for j in b.judgments if j.aspect == "support"}
+        malformed = any(j.aspect == "flag" for j in b.judgments)
+        lines = []
+        for s in b.sentences:
+            row = sent_scores.get(s.id)
+            score = row.score if row is not None else None
+            j = judgments.get(f"sentence:{s.id}")
+            model_flag = score is not None and score < ctx.threshold
+            human_flag = j is not None and j.label == "unsupported"
+            if model_flag or human_flag:
+                lines.append((s, score, j, list(row.evidence or []) if row is not None else []))
+        pair_j = judgments.get("pair")
+        if lines or malformed or (pair_j is not None and pair_j.label == "unsupported"):
+            items.append((b, pair_score, lines, malformed, pair_j))
+    if not items:
+        return Section("flagged", "Flagged items", "<p>Nothing is flagged.</p>")
+    body = (
+        f"<p>{len(items)} pairs have an output sentence scored below {ctx.threshold:.2f} by "
+        f"{esc(ctx.checker_label)}, judged unsupported, or flagged as malformed. Evidence: the "
+        f"best {SHOWN} source sentences for each sentence (▸1 best), marked ● when the checker "
+        "read it.</p>"
+    )
+    for b, pair_score, lines, malformed, pair_j in items[:FLAGGED_LIMIT]:
+        tags = []
+        if malformed:
+            tags.append('<span class="tag">malformed</span>')
+        if pair_j is not None:
+            tags.append(f'<span class="tag">pair judged {esc(pair_j.label)}</span>')
+        body += (
+            f'<div class="item"><h3>{esc(b.output.external_id)} '
+            f'<span class="sys">{esc(b.output.system or "—")}</span> '
+            f"pair score {fmt(pair_score, 2)} {' '.join(tags)}</h3>"
+            f'<p class="output">{esc(b.output.text)}</p>'
+        )
+        if pair_j is not None and (pair_j.error_type or pair_j.note):
+            body += f'<p class="note">editor on the pair: {_judgment_text(pair_j)}</p>'
+        source = [(s.idx, s.text) for s in b.source_sentences]
+        for s, score, j, window in lines:
+            verdict = "" if j is None else f" · editor: {_judgment_text(j)}"
+            body += (
+                f'<div class="sent"><p><b>sentence {s.idx + 1}</b> score {fmt(score, 2)}'
+                f"{verdict}</p><blockquote>{esc(s.text)}</blockquote>"
+            )
+            relevance = text_relevance([t for _i, t in source], s.text)
+            read = set(window)
+            best = top_ranked(
+                relevance, SHOWN, prefer={k for k, (i, _t) in enumerate(source) if i in read}
+            )
+            if best:
+                body += "<ol class='evidence'>"
+                for rank, pos in enumerate(best, start=1):
+                    idx, text = source[pos]
+                    mark = " ●" if idx in read else ""
+                    body += f"<li>▸{rank}{mark} {esc(text)}</li>"
+                body += "</ol>"
+            else:
+                body += "<p class='none'>no source sentence shares its words</p>"
+            body += "</div>"
+        body += "</div>"
+    if len(items) > FLAGGED_LIMIT:
+        body += f"<p>… and {len(items) - FLAGGED_LIMIT} more flagged pairs (see the export).</p>"
+    return Section("flagged", "Flagged items and their evidence", body)
+
+
+def _judgment_text(j: Judgment) -> str:
+    """A judgment's label, error type and note, escaped."""
+    text = esc(j.label)
+    if j.error_type:
+        text += f" ({esc(j.error_type)})"
+    if j.note:
+        text += f" — “{esc(j.note)}”"
+    return text
+
+
+#: The report's sections in order. Each returns None when it has nothing to show.
+SECTIONS: list[Callable[[ReportContext], Section | None]] = [
+    counts_section,
+    checkers_section,
+    scores_section,
+    agreement_section,
+    error_types_section,
+    familiarity_section,
+    flagged_section,
+]
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;
+ color:#1b1b1b;background:#fff;line-height:1.45}
+header{background:#263238;color:#fff;padding:18px 32px}
+header h1{margin:0 0 4px;font-size:1.6em} header p{margin:0;color:#cfd8dc}
+main{padding:8px 32px 40px;max-width:1180px}
+nav{margin:12px 0;font-size:.95em} nav a{margin-right:14px;color:#1565c0}
+section{border-top:2px solid #eceff1;margin-top:22px}
+h2{font-size:1.3em;margin:18px 0 8px} h3{font-size:1.05em;margin:14px 0 6px}
+table{border-collapse:collapse;margin:6px 0 12px;font-size:.92em}
+th,td{border:1px solid #cfd8dc;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#eceff1} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+img{max-width:100%;display:block;margin:8px 0}
+.item{border:1px solid #d7ccc8;border-left:5px solid #c62828;padding:4px 12px;margin:10px 0}
+.item h3{margin:6px 0} .sys{color:#546e7a;font-weight:normal}
+.tag{background:#ffe0b2;border-radius:3px;padding:0 5px;font-size:.85em;font-weight:normal}
+.output{background:#fafafa;padding:4px 8px;margin:4px 0}
+blockquote{margin:2px 0 4px 12px;padding:2px 8px;border-left:3px dashed #c62828}
+.evidence{margin:2px 0 8px 12px;padding-left:18px;color:#37474f;font-size:.93em;list-style:none}
+.none{color:#78909c;font-style:italic;margin-left:12px}
+.note{margin:2px 0 6px;color:#4e342e}
+.row{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
+"""
+
+
+def render(
+    project: Project,
+    *,
+    checker: str | None = None,
+    threshold: float = 0.5,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    sections: Sequence[Callable[[ReportContext], Section | None]] | None = None,
+) -> str:
+    """The report as one HTML document (a string).
+
+    Args:
+        project: the open project.
+        checker: the checker the report shows; None = as the window picks (combined first).
+        threshold: scores below it are flagged.
+        progress: ``(done, total)`` while entities are found (the slow part).
+        should_stop: checked between batches; when it returns True, ``Cancelled`` is raised.
+        sections: the sections to write (default :data:`SECTIONS`).
+    """
+    name, version = shown_checker(project, checker)
+    ctx = ReportContext(project, name, version, threshold, run_info(project), progress, should_stop)
+    done = [s for build in (sections or SECTIONS) if (s := build(ctx)) is not None]
+    title = f"FactDesk audit report: {project.path.name}"
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    nav = "".join(f'<a href="#{esc(s.id)}">{esc(s.title)}</a>' for s in done)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>",
+        f"<header><h1>{esc(title)}</h1><p>{esc(project.path)} · written {esc(stamp)} · "
+        f"shown checker {esc(ctx.checker_label)}"
+        + (f" (version {esc(version)})" if version else "")
+        + f" · threshold {threshold:.2f}</p></header>",
+        f"<main><nav>{nav}</nav>",
+    ]
+    for s in done:
+        parts.append(f'<section id="{esc(s.id)}"><h2>{esc(s.title)}</h2>{s.body}</section>')
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def write_report(
+    project: Project,
+    out: str | Path,
+    *,
+    checker: str | None = None,
+    threshold: float = 0.5,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Path:
+    """Write the report to ``out``; the file appears under its name only when complete.
+
+    Raises:
+        InputError: ``out`` is a folder, in a missing folder, or cannot be written (one line).
+        ProjectError: ``out`` is the project file or its -wal/-shm.
+    """
+    out = Path(out)
+    if out.is_dir():
+        raise InputError("is a folder; give a file name for the report", path=str(out))
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"no such folder {out.absolute().parent}", path=str(out))
+    project.refuse_output(out)
+    text = render(
+        project, checker=checker, threshold=threshold, progress=progress, should_stop=should_stop
+    )
+    tmp = out.with_name(out.name + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(out)
+    except OSError as exc:  # disk full, no permission: nothing is left under either name
+        raise InputError(
+            f"cannot write the report ({exc.strerror or exc}); nothing was written", path=str(out)
+        ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
