@@ -345,6 +345,67 @@ def agreement_section(ctx: ReportContext) -> Section | None:
     return Section("agreement", "Editor vs model agreement", body)
 
 
+def reviewer_agreement_section(ctx: ReportContext) -> Section | None:
+    """Reviewers against each other (kappa, alpha, raw agreement) and against the model."""
+    from app.agreement import agreement
+
+    result = agreement(
+        ctx.project, checker=ctx.checker, version=ctx.version, threshold=ctx.threshold
+    )
+    if len(result["reviewers"]) < 2:
+        return None
+    body = (
+        f"<p>Reviewers: {esc(', '.join(result['reviewers']))}. Krippendorff's alpha (nominal, "
+        "missing judgments allowed) over all reviewers; Cohen's kappa for each two, on the items "
+        "both judged; raw agreement is the share of items judged by several on which all "
+        "agree.</p>"
+    )
+    rows = []
+    pair_rows = []
+    for name, sec in result["sections"].items():
+        level = name.replace("_", " ")
+        rows.append(
+            [
+                level,
+                sec["items"],
+                sec["items_judged_by_several"],
+                fmt(sec["raw_agreement"]),
+                fmt(sec["krippendorff_alpha"]),
+            ]
+        )
+        for p in sec["pairs"]:
+            if p["n"]:
+                pair_rows.append(
+                    [
+                        level,
+                        f"{p['a']} / {p['b']}",
+                        p["n"],
+                        fmt(p["raw_agreement"]),
+                        fmt(p["cohen_kappa"]),
+                    ]
+                )
+        for m in sec["vs_model"]:
+            if m["n"]:
+                pair_rows.append(
+                    [
+                        level,
+                        f"{m['reviewer']} / model",
+                        m["n"],
+                        fmt(m["raw_agreement"]),
+                        fmt(m["cohen_kappa"]),
+                    ]
+                )
+    body += table(["level or stage", "items", "judged by several", "raw agreement", "alpha"], rows)
+    if pair_rows:
+        body += "<h3>Two at a time</h3>"
+        body += table(
+            ["level or stage", "who", "items both judged", "agreement", "Cohen's kappa"],
+            pair_rows,
+            numeric_from=2,
+        )
+    return Section("reviewers", "Reviewer agreement", body)
+
+
 def error_types_section(ctx: ReportContext) -> Section | None:
     counts: Counter[tuple[str, str]] = Counter()
     for b in ctx.bundles:
@@ -530,6 +591,7 @@ SECTIONS: list[Callable[[ReportContext], Section | None]] = [
     checkers_section,
     scores_section,
     agreement_section,
+    reviewer_agreement_section,
     error_types_section,
     familiarity_section,
     flagged_section,

@@ -164,3 +164,16 @@ def test_undefined_figures_are_none() -> None:
             "confusion": [[0, 0], [0, 0]],
         }
     ]
+
+
+def test_the_audit_report_has_a_reviewer_agreement_section(judged: Path) -> None:
+    from app.report import render
+
+    with Project.open(judged) as p:
+        text = render(p)
+        figures = agreement(p)["sections"]["pair"]
+    assert '<section id="reviewers">' in text
+    assert "alice / bob" in text and "alice / model" in text
+    kappa = next(x for x in figures["pairs"] if (x["a"], x["b"]) == ("alice", "bob"))
+    assert f"{kappa['cohen_kappa']:.3f}" in text
+    assert f"{figures['krippendorff_alpha']:.3f}" in text
