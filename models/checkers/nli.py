@@ -2,7 +2,8 @@
 
 The label mapping is read from the model's ``id2label``: the entailment probability is the
 support score. Each output sentence is judged against its evidence window (premise = evidence,
-hypothesis = sentence). Runs on CUDA when available, else CPU, through torch; torch and
+hypothesis = sentence, or the sentence's claim when an answer is read with its question, see
+:mod:`models.claims`). Runs on CUDA when available, else CPU, through torch; torch and
 transformers are imported only when such a checker is loaded.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from models.checkers.base import (
+    QA_REVISION,
     Grain,
     PairInput,
     PairScore,
@@ -20,7 +22,6 @@ from models.checkers.base import (
     SentenceScore,
     ShouldStop,
     check_stop,
-    has_content,
     pair_score,
     skipped_sentence,
 )
@@ -89,7 +90,7 @@ class NLISentenceChecker:
         self.max_tokens = int(limit)
         self._retriever = retriever
         self.name = f"nli:{path.name}"
-        self.version = f"{path.name}@{_fingerprint(path)}"
+        self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}"
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -106,17 +107,18 @@ class NLISentenceChecker:
         jobs: list[tuple[int, int, str, str]] = []
         windows = []
         for p, item in enumerate(batch):
+            judged = item.judged
             evidence = build_windows(
                 item.source,
-                item.output.sentences,
+                judged,
                 max_tokens=self.max_tokens,
                 count_tokens=self.count_tokens,
                 retriever=self._retriever,
             )
             windows.append(evidence)
             for s, ev in zip(item.output.sentences, evidence, strict=True):
-                if ev.not_checked is None and has_content(s):
-                    jobs.append((p, s.index, ev.text, s.text))
+                if ev.not_checked is None and item.checkable(s):
+                    jobs.append((p, s.index, ev.text, judged[s.index].text))
         probs: dict[tuple[int, int], float] = {}
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
