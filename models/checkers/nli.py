@@ -49,6 +49,14 @@ def entailment_index(id2label: dict[Any, str]) -> int:
     )
 
 
+def contradiction_index(id2label: dict[Any, str]) -> int | None:
+    """Index of the contradiction class in a model's ``id2label``; None for two-way models."""
+    for idx, label in id2label.items():
+        if "contradict" in str(label).lower():
+            return int(idx)
+    return None
+
+
 class NLISentenceChecker:
     """Sentence-level checker over a local HF sequence-classification directory."""
 
@@ -85,6 +93,7 @@ class NLISentenceChecker:
         self._device = torch_device(device)
         self._model.to(self._device).eval()
         self._entail = entailment_index(self._model.config.id2label)
+        self._contradict = contradiction_index(self._model.config.id2label)
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
@@ -118,13 +127,15 @@ class NLISentenceChecker:
             windows.append(evidence)
             for s, ev in zip(item.output.sentences, evidence, strict=True):
                 if ev.not_checked is None and item.checkable(s):
-                    jobs.append((p, s.index, ev.text, judged[s.index].text))
-        probs: dict[tuple[int, int], float] = {}
+                    claim = item.claim(s.index)
+                    said = claim.denies if claim is not None and claim.denies is not None else None
+                    jobs.append((p, s.index, ev.text, (said or judged[s.index]).text))
+        probs: dict[tuple[int, int], tuple[float, float | None]] = {}
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
             chunk = jobs[lo : lo + batch_size]
-            for (p, s_index, _, _), value in zip(chunk, self._predict(chunk), strict=True):
-                probs[(p, s_index)] = value
+            for (p, s_index, _, _), got in zip(chunk, self._predict(chunk), strict=True):
+                probs[(p, s_index)] = got
             if progress is not None:
                 progress(min(lo + batch_size, len(jobs)), len(jobs))
         results = []
@@ -134,15 +145,22 @@ class NLISentenceChecker:
                 if (p, s.index) not in probs:
                     sentences.append(skipped_sentence(s.index, ev))
                 else:
+                    claim = item.claim(s.index)
+                    value, contradicted = probs[(p, s.index)]
+                    if claim is not None and claim.denies is not None:
+                        # A "No" is supported when the evidence contradicts what it denies
+                        # (a two-way model: when it does not entail it).
+                        value = 1.0 - value if contradicted is None else contradicted
                     sentences.append(
-                        SentenceScore(
-                            s.index, probs[(p, s.index)], None, ev.sentence_indices, ev.omitted
-                        )
+                        SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
                     )
             results.append(pair_score(item.key, self, sentences))
         return results
 
-    def _predict(self, chunk: Sequence[tuple[int, int, str, str]]) -> list[float]:
+    def _predict(
+        self, chunk: Sequence[tuple[int, int, str, str]]
+    ) -> list[tuple[float, float | None]]:
+        """Entailment and (three-way models) contradiction probability of each job."""
         torch = self._torch
         enc = self._tokenizer(
             [c[2] for c in chunk],
@@ -154,7 +172,11 @@ class NLISentenceChecker:
         ).to(self._device)
         with torch.inference_mode():
             logits = self._model(**enc).logits
-        return torch.softmax(logits.float(), dim=-1)[:, self._entail].tolist()
+        probs = torch.softmax(logits.float(), dim=-1)
+        entail = probs[:, self._entail].tolist()
+        if self._contradict is None:
+            return [(e, None) for e in entail]
+        return list(zip(entail, probs[:, self._contradict].tolist(), strict=True))
 
 
 def _fingerprint(path: Path) -> str:

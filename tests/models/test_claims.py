@@ -224,3 +224,22 @@ def test_pairs_without_a_question_score_exactly_as_before(name: str, tiny_onnx_d
     mixed = checker.score([plain[0], asked, plain[1]])
     assert [mixed[0], mixed[2]] == alone
     assert alone[0].sentences[1].not_checked == "no content arcs"
+
+
+def test_a_no_is_scored_as_the_denial_of_what_it_denies(tiny_onnx_dir: Path) -> None:
+    from models.checkers.dae import DAEChecker
+    from models.checkers.support import SupportChecker
+
+    src = parsing.parse(SOURCE)
+    no = pair_input("n", src, parsing.parse("No."), "Do foot passengers buy tickets?")
+    yes = pair_input("y", src, parsing.parse("Yes."), "Do foot passengers buy tickets?")
+    claim = no.claim(0)
+    assert claim is not None and claim.text == "Foot passengers do not buy tickets."
+    assert claim.denies is not None and claim.denies.text == "Foot passengers buy tickets."
+    assert yes.claim(0) is not None and yes.claim(0).denies is None  # type: ignore[union-attr]
+    support = SupportChecker(tiny_onnx_dir, device="cpu", retriever=None)
+    dae = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None)
+    said_no, said_yes = support.score([no, yes])
+    assert said_no.score == pytest.approx(1.0 - said_yes.score, abs=1e-6)
+    arc_no, arc_yes = dae.score([no, yes])
+    assert arc_no.score == pytest.approx(1.0 - arc_yes.score, abs=1e-6)
