@@ -1,6 +1,6 @@
 """Quality measures of the checkers on held-out shared data, always beside the lexical baseline.
 
-``factdesk eval [--json] [--data DIR] [--limit N]`` calls :func:`main`. Measures:
+``factdesk eval [--json] [--data DIR] [--limit N] [--qa-only]`` calls :func:`main`. Measures:
 
 * arc level: accuracy and F1 (class "not entailed" = positive) on held-out auto-derived arcs;
 * XSumFaith token-level hallucination F1 against the annotators' majority (>= 2 of 3), on the
@@ -606,7 +606,7 @@ def format_tables(result: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR]``."""
+    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR] [--qa-only]``."""
     from models.training.data import default_data_dir
 
     parser = argparse.ArgumentParser(prog="factdesk eval")
