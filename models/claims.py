@@ -382,13 +382,11 @@ def _words(tokens: Sequence[Token]) -> str:
     out = ""
     prev: Token | None = None
     for t in tokens:
-        if prev is not None and (t.start > prev.end or not out):
-            out += " "
-        elif prev is not None and t.start < prev.end:
+        if prev is not None and t.start != prev.end:
             out += " "
         out += t.text
         prev = t
-    return out.strip()
+    return out
 
 
 def _capitalise(text: str) -> str:
@@ -508,8 +506,6 @@ def _wh(q: Sequence[Token], answer: Sequence[Token], phrase: str) -> tuple[str, 
             tail = " " + _words(nouns)
         elif not nouns and wh_tokens[1].text.lower() not in {"many", "much"}:
             tail = " " + wh_tokens[1].text
-    elif low in {"which", "what"} and len(wh_tokens) > 1 and q[start].dep == "det":
-        pass  # "which team" + "Arsenal": the answer names the team itself
     inverted = (
         end < len(q)
         and q[end].pos == "AUX"

@@ -271,9 +271,12 @@ def build_items(
 def qa_examples(items: Sequence[QAItem], cache: Any, log: Log | None = None) -> list[Any]:
     """Training examples of QA items: (passage, the answer's claim, its arcs, support label).
 
-    The model reads an answer as the checkers do at inference: its claim
-    (:func:`models.claims.build_claims`), with the passage as evidence. Arc labels are unknown
-    (-1): only the support head learns from these.
+    The model reads an answer as its claim (:func:`models.claims.build_claims`), with the
+    passage as evidence. Arc labels are unknown (-1): only the support head learns from these.
+    A "No" is kept as its negated claim with the answer's label, so that a retrained model
+    learns to judge a negation itself; the bundled model cannot, and the checkers score a "No"
+    as the denial of what it denies (:attr:`models.claims.Claim.denies`). After retraining,
+    compare both readings on the QA row of ``factdesk eval`` before keeping the denial.
     """
     from models.claims import build_claims
     from models.training import labels as L
