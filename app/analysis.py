@@ -36,6 +36,7 @@ from app.store.schema import (
     Source,
 )
 from models.checkers.base import Checker, PairInput, PairScore
+from models.claims import pair_input
 from models.document import ParsedText
 from models.errors import Cancelled, FactDeskError
 from models.parsing import load_pipeline, parse_many, pipeline_version
@@ -191,12 +192,13 @@ def analyze(
                 {oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop
             )
             idmaps = _store_parse(project, docs)
+            questions = _with_questions(project, docs)
             results: list[tuple[Checker, list[PairScore]]] = []
             for checker in checkers:
                 mine = [oid for oid in ids if checker.name in need[oid] and oid in docs]
                 if not mine:
                     continue
-                batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
+                batch = [questions.get(oid) or PairInput(oid, *docs[oid]) for oid in mine]
                 results.append((checker, checker.score(batch, should_stop=should_stop)))
             unchecked = {
                 checker.name: {
@@ -344,6 +346,24 @@ def _parse(
                 docs[oid] = (one[0], one[1])
         return docs
     return {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
+
+
+def _with_questions(
+    project: Project, docs: dict[int, tuple[ParsedText, ParsedText]]
+) -> dict[int, PairInput]:
+    """Checker inputs of the pairs that have a question (their ``context``): each answer
+    sentence that does not stand alone is read as its claim (:mod:`models.claims`)."""
+    with project.session() as s:
+        rows = s.execute(
+            select(Output.id, Output.context).where(
+                Output.id.in_(docs), Output.context.is_not(None)
+            )
+        ).all()
+    return {
+        oid: pair_input(oid, docs[oid][0], docs[oid][1], context)
+        for oid, context in rows
+        if context and context.strip()
+    }
 
 
 def _external_id(project: Project, oid: int) -> str:

@@ -74,7 +74,7 @@ class ArcSupportRunner:
     def windows(self, item: PairInput, retriever: Retriever | None) -> list[Evidence]:
         return build_windows(
             item.source,
-            item.output.sentences,
+            item.judged,
             max_tokens=self.max_length,
             count_tokens=self.count_tokens,
             retriever=retriever,

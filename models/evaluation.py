@@ -1,6 +1,6 @@
 """Quality measures of the checkers on held-out shared data, always beside the lexical baseline.
 
-``factdesk eval [--json] [--data DIR] [--limit N]`` calls :func:`main`. Measures:
+``factdesk eval [--json] [--data DIR] [--limit N] [--qa-only]`` calls :func:`main`. Measures:
 
 * arc level: accuracy and F1 (class "not entailed" = positive) on held-out auto-derived arcs;
 * XSumFaith token-level hallucination F1 against the annotators' majority (>= 2 of 3), on the
@@ -11,7 +11,10 @@
   system and the dataset (both residualised on their one-hot codes);
 * SummEval: balanced accuracy of ``true_label`` (threshold by 5-fold cross-validation);
 * ranking accuracy: a faithful output scored above an unfaithful output of the same source
-  (ties count half), over every such pair of held-out sources.
+  (ties count half), over every such pair of held-out sources;
+* QA: yes/no and short-answer pairs built from held-out NLI/FEVER pairs
+  (:mod:`models.training.qa_data`), each answer checked with its question: balanced accuracy
+  per answer kind, with the threshold by 5-fold cross-validation and at the fixed 0.5.
 
 Only held-out data is used: the dev side of the fixed splits, and for FRANK, SummEval and
 Polytope every document that is not a training document.
@@ -271,7 +274,7 @@ def _token_f1(
 
 def _demo(checkers: dict[str, Any], cache: Any) -> dict[str, dict[str, float]]:
     """The bundled demo project: AUC of faithful above unfaithful, false alarms at 0.5."""
-    from models.checkers.base import PairInput
+    from models.claims import pair_input
     from models.resources import resources_dir
 
     path = resources_dir() / "demo" / "demo_pairs.jsonl"
@@ -279,7 +282,11 @@ def _demo(checkers: dict[str, Any], cache: Any) -> dict[str, dict[str, float]]:
     gold = [int(bool(r["expected"]["faithful"])) for r in rows]
     docs = cache.parse([r["source"] for r in rows])
     outs = cache.parse([r["output"] for r in rows])
-    batch = [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
+    # The QA pairs are read with their question, as the app reads them.
+    batch = [
+        pair_input(i, d, o, r.get("context"), parse=lambda texts: cache.parse(texts))
+        for i, (r, d, o) in enumerate(zip(rows, docs, outs, strict=True))
+    ]
     out = {}
     for name, checker in checkers.items():
         values = [_pair_value(p) for p in checker.score(batch, batch_size=16)]
@@ -293,6 +300,86 @@ def _demo(checkers: dict[str, Any], cache: Any) -> dict[str, dict[str, float]]:
             "unfaithful": len(bad),
         }
     return out
+
+
+#: QA items of each answer kind evaluated when no ``limit`` is given.
+QA_ITEMS = 600
+
+
+def qa_items(data_dir: Path, limit: int | None = None) -> list[Any]:
+    """The held-out QA items: yes/no and short answers built from ``dev`` NLI pairs only."""
+    from models.training.data import read_pairs
+    from models.training.qa_data import build_items
+
+    n = limit if limit is not None else QA_ITEMS
+    return build_items(read_pairs(data_dir), "dev", yes_no=n, short=n)
+
+
+def evaluate_qa(
+    items: Sequence[Any], checkers: dict[str, Any], cache: Any, progress: Progress | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Balanced accuracy per checker and answer kind of QA items read with their question.
+
+    A pair no sentence of which could be checked scores :data:`UNCHECKED` and is counted.
+    """
+    from models.claims import pair_input
+
+    passages = cache.parse([i.passage for i in items])
+    answers = cache.parse([i.answer for i in items])
+    cache.save()
+    batch = [
+        pair_input(n, d, o, i.question, parse=lambda texts: cache.parse(texts))
+        for n, (i, d, o) in enumerate(zip(items, passages, answers, strict=True))
+    ]
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for name, checker in checkers.items():
+        t = time.monotonic()
+        scored = checker.score(batch, batch_size=16)
+        if progress:
+            progress(f"qa: {name} scored {len(batch)} pairs in {time.monotonic() - t:.0f}s")
+        per: dict[str, dict[str, float]] = {}
+        for kind in sorted({i.kind for i in items}):
+            mine = [(p, i) for p, i in zip(scored, items, strict=True) if i.kind == kind]
+            values = [_pair_value(p) for p, _ in mine]
+            gold = [i.supported for _, i in mine]
+            fixed = balanced_accuracy(gold, [v >= 0.5 for v in values])
+            per[kind] = {
+                **_cv("balanced_accuracy_cv", values, gold),
+                "balanced_accuracy_at_0.5": fixed,
+                "n": len(mine),
+                "supported": sum(gold),
+                "not_checked": sum(p.score is None for p, _ in mine),
+            }
+        out[name] = per
+    return out
+
+
+def format_qa_table(qa: dict[str, dict[str, dict[str, float]]]) -> str:
+    """The QA row of the evaluation as a plain-text table."""
+    names = list(qa)
+    kinds = sorted({k for per in qa.values() for k in per})
+    first = qa[names[0]] if names else {}
+    cols = ["checker"]
+    for k in kinds:
+        n, sup = int(first[k]["n"]), int(first[k]["supported"])
+        cols += [f"{k} BA-cv (n={n}, {sup} supported)", f"{k} BA@0.5", f"{k} not checked"]
+    rows = []
+    for name in names:
+        row = [name]
+        for k in kinds:
+            d = qa[name][k]
+            row += [
+                f"{100 * d['balanced_accuracy_cv']:.1f} ± {100 * d['balanced_accuracy_cv_sd']:.1f}",
+                f"{100 * d['balanced_accuracy_at_0.5']:.1f}",
+                str(int(d["not_checked"])),
+            ]
+        rows.append(row)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    lines = ["Answers read with their question (QA built from held-out NLI/FEVER pairs)"]
+    lines.append("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)))
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(lines) + "\n"
 
 
 def run_evaluation(
@@ -416,6 +503,7 @@ def run_evaluation(
         ranking[name] = {"all": (hits / total if total else float("nan"), total), **per}
     result["ranking"] = ranking
     result["demo"] = _demo(loaded, cache)
+    result["qa"] = evaluate_qa(qa_items(data_dir, limit), loaded, cache, progress)
     from models.probes import load_probes, probe_table, score_probes
 
     probes = load_probes()
@@ -504,6 +592,8 @@ def format_tables(result: dict[str, Any]) -> str:
                 for n in names
             ],
         )
+    if "qa" in result:
+        lines.append(format_qa_table(result["qa"]))
     if "probes" in result:
         from models.probes import format_probe_table
 
@@ -516,7 +606,7 @@ def format_tables(result: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR]``."""
+    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR] [--qa-only]``."""
     from models.training.data import default_data_dir
 
     parser = argparse.ArgumentParser(prog="factdesk eval")
@@ -527,8 +617,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--model-dir", type=Path, default=None, help="an arc/support model directory to evaluate"
     )
+    parser.add_argument(
+        "--qa-only", action="store_true", help="only the QA row (answers read with their question)"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     log = None if args.json else (lambda m: print(m, file=sys.stderr, flush=True))
+    if args.qa_only:
+        from models.training.examples import ParseCache
+
+        loaded = _checkers(args.checkers, args.model_dir)
+        qa = evaluate_qa(
+            qa_items(args.data, args.limit),
+            loaded,
+            ParseCache(DEFAULT_WORK / "parse_cache.pkl"),
+            log,
+        )
+        checkers = {n: f"{c.name} {c.version}" for n, c in loaded.items()}
+        print(
+            json.dumps({"qa": qa, "checkers": checkers}, indent=2)
+            if args.json
+            else format_qa_table(qa)
+        )
+        return 0
     result = run_evaluation(
         args.data,
         checkers=args.checkers,

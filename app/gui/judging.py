@@ -85,6 +85,8 @@ class JudgingController(QObject):
         #: Move the pair list by +1/-1; True when it moved (set by the window).
         self.step_pair: Callable[[int], bool] = lambda _step: False
         self._quiet = False
+        #: Output id -> the claims of its answer read with its question (see app/gui/claims.py).
+        self.claims: dict[int, tuple[str, ...]] = {}
 
     # ================================================================== project
     def attach(self, project: Project) -> None:
@@ -92,6 +94,7 @@ class JudgingController(QObject):
         self.project = project
         self.bundle = None
         self.units = []
+        self.claims = {}
         rebuild(self.undo_stack, project, self._changed)
 
     def detach(self) -> None:

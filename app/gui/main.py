@@ -36,6 +36,7 @@ from app.gui import theme
 from app.gui.actions import build_actions, show_key_hints
 from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
+from app.gui.claims import ClaimFetcher
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         self.pairs = PairList()
         self.view = PairView()
+        self.claims = ClaimFetcher(self.runner, self.judging, self._redraw_header)
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.pairs)
         self.main_split.addWidget(self.view)
@@ -403,6 +405,7 @@ class MainWindow(QMainWindow):
             return  # a late signal after the project was closed
         self.pairs.shown_id = output_id
         self.judging.show_pair(output_id)
+        self.claims.request()
 
     def _step_pair(self, step: int) -> bool:
         return self.pairs.step(step)
@@ -417,6 +420,10 @@ class MainWindow(QMainWindow):
             self._show_nothing()
         else:
             self.view.draw(self.judging)
+
+    def _redraw_header(self) -> None:
+        if self.bundle is not None:
+            self.view.render_header(self.judging)
 
     def _show_saved(self, text: str) -> None:
         self.saved_label.setText(f"✔ {text}")

@@ -11,6 +11,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from app.gui.arcview import ArcItem, ArcView
+from app.gui.claims import header_lines, question_text
 from app.gui.judging import JudgingController, Unit
 from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
@@ -290,7 +291,11 @@ class PairView(QWidget):
         flags = " · ⚑ FLAGGED malformed" if ("pair", "flag") in c.judg else ""
         pair_j = c.judg.get(("pair", "support"))
         pj = f" · pair judged: {pair_j.label}" if pair_j else ""
-        ctx = f"\n{b.output.context}" if b.output.context else ""
+        qa = header_lines(b.output.context, b.output.text, c.claims.get(b.output.id))
+        if qa:
+            ctx = "\n" + "\n".join(qa)
+        else:
+            ctx = f"\n{b.output.context}" if b.output.context else ""
         self.header.setText(
             f"{b.output.external_id} · system: {b.output.system or '—'}{pj}{flags}{ctx}"
         )
@@ -298,7 +303,15 @@ class PairView(QWidget):
         mode = "BLIND · " if c.blind else ""
         k = c.keys_text
         if c.ais_mode:
-            if c.ais_stage == 1:
+            question = question_text(b.output.context)
+            if c.ais_stage == 1 and question is not None:
+                # As the AIS study asks it for QA: the answer is read with its question.
+                q = (
+                    "AIS 1/2: Read with its question, is the answer interpretable on its own? "
+                    f"(source hidden)\nQuestion: {question}"
+                )
+                ans = f"{k['accept']} yes · {k['reject']} no"
+            elif c.ais_stage == 1:
                 q = "AIS 1/2: Is the output interpretable on its own? (source hidden)"
                 ans = f"{k['accept']} yes · {k['reject']} no"
             else:

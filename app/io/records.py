@@ -24,7 +24,7 @@ SOURCE_FIELDS = ("source", "document", "article", "grounding", "doc")
 OUTPUT_FIELDS = ("output", "summary", "claim", "response", "hypothesis", "summ")
 ID_FIELDS = ("id",)
 SYSTEM_FIELDS = ("system", "model", "model_name", "model_id")
-CONTEXT_FIELDS = ("context",)
+CONTEXT_FIELDS = ("context", "question", "query")
 MAX_FIELD_CHARS = 1_000_000
 
 

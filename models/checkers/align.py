@@ -6,7 +6,9 @@ any source word-piece. A sentence's support is the (idf-weighted) mean over its 
 mapped by the word calibration; an arc is as supported as the weaker of its two words, so the
 words an editor should look at are the ones the arc views and exports already mark. Evidence is
 the source sentences holding the best matches of the sentence's pieces, ranked by how much of
-the sentence they account for. No training, CPU only.
+the sentence they account for. No training, CPU only. An answer sentence with a claim
+(:mod:`models.claims`) is scored on the claim's pieces (encoded on their own); its words take
+their similarity from the claim where the claim copies them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from models.aligner import BUNDLED_DIR, SourceCache, TokenEncoder, best_matches, calibrate
+from models.aligner import BUNDLED_DIR, Encoded, SourceCache, TokenEncoder, best_matches, calibrate
 from models.checkers.base import (
+    QA_REVISION,
     ArcScore,
     Grain,
     PairInput,
@@ -34,7 +37,8 @@ from models.checkers.base import (
     score_each,
     skipped_sentence,
 )
-from models.document import ParsedText
+from models.claims import Claim
+from models.document import ParsedText, Sentence
 from models.evidence import Evidence
 from models.runtime import DevicePref
 
@@ -44,7 +48,7 @@ EVIDENCE_SENTENCES = 3
 
 # Results of recent pairs, shared by every instance: the combined checker and a separate "align"
 # run in the same analysis read the same pairs, and must not encode them twice.
-_RESULTS: OrderedDict[tuple[str, str, str, str], PairScore] = OrderedDict()
+_RESULTS: OrderedDict[tuple[str, str, str, str, str], PairScore] = OrderedDict()
 _RESULTS_SIZE = 4096
 _LOCK = threading.Lock()
 _SOURCES = SourceCache()
@@ -85,7 +89,7 @@ class AlignChecker:
         path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
         self._encoder = shared_encoder(str(path.resolve()), device)
         cfg = self._encoder.config
-        self.version = self._encoder.version
+        self.version = f"{self._encoder.version}+{QA_REVISION}"
         if path.resolve() != BUNDLED_DIR.resolve():
             self.name = f"align:{path.name}"
         self._sentence_cal = (float(cfg["sentence_scale"]), float(cfg["sentence_centre"]))
@@ -105,7 +109,7 @@ class AlignChecker:
         )
 
     def _cached(self, item: PairInput) -> PairScore:
-        key = (self.name, self.version, item.source.text, item.output.text)
+        key = (self.name, self.version, item.source.text, item.output.text, item.question or "")
         with _LOCK:
             hit = _RESULTS.get(key)
         if hit is None:
@@ -141,6 +145,10 @@ class AlignChecker:
         )
         result = []
         for n, s in enumerate(out.sentences):
+            claim = item.claim(s.index)
+            if claim is not None:
+                result.append(self._raw_claim(src, source, s, claim, output, sims))
+                continue
             mine = np.nonzero((out_sentence == n) & content)[0]
             evidence = self._evidence(src, mine, src_sentence, weights)
             if not has_content(s) or len(mine) == 0:
@@ -154,6 +162,46 @@ class AlignChecker:
                 words.append(float(sims[inside].mean()) if inside.any() else 1.0)
             result.append(RawSentence(precision, tuple(words), evidence))
         return result
+
+    def _raw_claim(
+        self,
+        src: ParsedText,
+        source: Encoded,
+        sentence: Sentence,
+        claim: Claim,
+        output: Encoded,
+        sims: np.ndarray,
+    ) -> RawSentence:
+        """A sentence read as its claim: precision over the claim's pieces; each word's
+        similarity from the claim where the claim copies it, else from the answer as written."""
+        enc = self._encoder
+        encoded = enc.encode(claim.text)
+        claim_sims, claim_best = best_matches(encoded, source)
+        weights = enc.weights(encoded.ids)
+        src_starts = np.asarray([s.start for s in src.sentences])
+        src_sentence = _sentence_of(src_starts, source.offsets)[claim_best]
+        content = np.asarray(
+            [_content_piece(claim.text[a:b]) for a, b in encoded.offsets.tolist()], bool
+        )
+        mine = np.nonzero(content)[0]
+        evidence = self._evidence(src, mine, src_sentence, weights)
+        if not has_content(claim.parsed) or len(mine) == 0:
+            return RawSentence(None, (), evidence)
+        w = weights[mine]
+        precision = float((claim_sims[mine] * w).sum() / max(float(w.sum()), 1e-9))
+        words = []
+        off = sentence.start
+        for t in sentence.tokens:
+            there = claim.locate(t.start - off, t.end - off)
+            if there is not None:
+                offs, values = encoded.offsets, claim_sims
+                a, b = there
+            else:
+                offs, values = output.offsets, sims
+                a, b = t.start, t.end
+            inside = (offs[:, 0] < b) & (offs[:, 1] > a)
+            words.append(float(values[inside].mean()) if inside.any() else 1.0)
+        return RawSentence(precision, tuple(words), evidence)
 
     def _score_one(self, item: PairInput) -> PairScore:
         sentences: list[SentenceScore] = []

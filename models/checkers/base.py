@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal, Protocol
 
+from models.claims import Claim
 from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
@@ -22,13 +23,44 @@ ShouldStop = Callable[[], bool]
 Grain = Literal["arc", "sentence"]
 
 
+#: Part of every checker's version since answers are read with their question: a project
+#: analysed before re-scores once (pairs without a question get the same scores as before).
+QA_REVISION = "qa1"
+
+
 @dataclass(frozen=True, slots=True)
 class PairInput:
-    """One source/output pair, parsed. ``key`` is the caller's identifier, returned unchanged."""
+    """One source/output pair, parsed. ``key`` is the caller's identifier, returned unchanged.
+
+    For an answer, ``question`` is its question and ``claims`` holds, per output sentence, what
+    that sentence claims read with the question (:mod:`models.claims`; None for a sentence that
+    stands alone). Build both with :func:`models.claims.pair_input`. Checkers score a sentence's
+    claim where it has one (:meth:`judged`), and report arcs from the sentence's own words.
+    """
 
     key: Hashable
     source: ParsedText
     output: ParsedText
+    question: str | None = None
+    claims: tuple[Claim | None, ...] = ()
+
+    def claim(self, sentence: int) -> Claim | None:
+        """The claim of output sentence ``sentence`` (index), None when it stands alone."""
+        return self.claims[sentence] if sentence < len(self.claims) else None
+
+    @property
+    def judged(self) -> tuple[Sentence, ...]:
+        """Per output sentence, what the checkers read: its claim, else the sentence itself."""
+        out = []
+        for s in self.output.sentences:
+            c = self.claim(s.index)
+            out.append(c.parsed if c is not None else s)
+        return tuple(out)
+
+    def checkable(self, sentence: Sentence) -> bool:
+        """Whether a checker can judge this output sentence: it, or its claim, has content."""
+        c = self.claim(sentence.index)
+        return has_content(c.parsed if c is not None else sentence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +164,8 @@ def has_content(sentence: Sentence) -> bool:
 
     A bare "Yes." or "No." (common in answers) has none; without its question no checker can
     judge it against the source, so every checker reports it not checked (AIS would call it not
-    interpretable on its own) instead of scoring it.
+    interpretable on its own) instead of scoring it. With its question it has a claim
+    (:meth:`PairInput.checkable`), which is checked.
     """
     return bool(sentence.arcs)
 

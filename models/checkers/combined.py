@@ -46,6 +46,12 @@ FEATURES: dict[str, tuple[str, str]] = {
 }
 
 
+#: Components that only match words. A yes/no answer's claim takes its words from the question,
+#: so their match says how the question was worded, not whether the answer is supported: for
+#: such claims they are left out (as a signal that did not check the sentence is).
+WORD_MATCH = frozenset({"lexical", "align"})
+
+
 def bundled_available(path: Path = BUNDLED_FILE) -> bool:
     return path.is_file()
 
@@ -158,6 +164,12 @@ class CombinedChecker:
         rows, checked = [], []
         for s in item.output.sentences:
             values = sentence_features(names, results, s.index)
+            claim = item.claim(s.index)
+            if claim is not None and claim.kind == "yes/no":
+                values = [
+                    None if FEATURES[n][0] in WORD_MATCH else v
+                    for n, v in zip(names, values, strict=True)
+                ]
             if any(v is not None for v in values):
                 rows.append(values)
                 checked.append(s.index)

@@ -4,7 +4,9 @@ Goyal & Durrett's dependency arc entailment: the evidence window and the output 
 encoded together, each arc is classified from the states of its head and child words' *first*
 word-pieces and a learned label embedding. Sentence score = mean arc score (as the paper), the
 minimum is reported beside it; the pair score is the lowest sentence score. A word is flagged
-when all its arcs are below 0.5 (see :func:`flagged_words`).
+when all its arcs are below 0.5 (see :func:`flagged_words`). An answer sentence read as its claim
+(:mod:`models.claims`) gets the mean over the claim's arcs; its own arcs keep their scores from
+the same input wherever the claim copies their words.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from models.checkers.base import (
     arc_sentence_score,
     pair_score,
 )
-from models.checkers.multitask import MultiTaskChecker
+from models.checkers.multitask import MultiTaskChecker, claim_slots
 from models.document import Sentence
 from models.evidence import Evidence
 
@@ -51,7 +53,19 @@ class DAEChecker(MultiTaskChecker):
         sentences, arcs = [], []
         for s, ev in zip(item.output.sentences, windows, strict=True):
             values: list[float] = []
-            if s.index in preds:
+            claim = item.claim(s.index)
+            if s.index in preds and claim is not None and claim.denies is not None:
+                # A "No": each arc of the denied claim entailed counts against it.
+                values = [1.0 - v for v in preds[s.index][0] if v is not None]
+            elif s.index in preds and claim is not None:
+                probs = preds[s.index][0]
+                _, placed = claim_slots(claim, s)
+                for k, slot in enumerate(placed):
+                    if slot is not None and probs[slot] is not None:
+                        arcs.append(ArcScore(s.index, k, probs[slot]))  # type: ignore[arg-type]
+                own = probs[: len(claim.parsed.arcs)]
+                values = [v for v in own if v is not None]
+            elif s.index in preds:
                 for k, v in enumerate(preds[s.index][0]):
                     if v is not None:
                         arcs.append(ArcScore(s.index, k, v))

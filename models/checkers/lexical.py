@@ -4,6 +4,8 @@ An output arc counts as entailed when an arc with the same head lemma, label and
 occurs in the evidence; the paper reports 74.8% ranking accuracy for this rule on the Falke et
 al. 2019 set. It reads the whole source (no model input limit), so nothing is left unchecked for
 length; the evidence it reports for a sentence is the source sentences where its arcs occur.
+An answer sentence with a claim (read with its question, :mod:`models.claims`) is scored by the
+claim's arcs; its own arcs are reported as always.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from models.checkers.base import (
+    QA_REVISION,
     ArcScore,
     Grain,
     PairInput,
@@ -29,7 +32,7 @@ class LexicalArcChecker:
     """Arc entailment by exact lemma-level arc match against the source."""
 
     name = "lexical"
-    version = "2"
+    version = f"2+{QA_REVISION}"
     display_name = "lexical baseline"
     grain: Grain = "arc"
 
@@ -59,13 +62,16 @@ class LexicalArcChecker:
         where: dict[tuple[str, str, str], set[int]] = {}
         for arc in src.arcs:
             where.setdefault(arc.key, set()).add(arc.sentence)
-        ranks = LexicalRetriever().rank(src, item.output.sentences)
+        judged = item.judged
+        ranks = LexicalRetriever().rank(src, judged)
         sentences: list[SentenceScore] = []
         arcs: list[ArcScore] = []
         for n, sentence in enumerate(item.output.sentences):
             values = [1.0 if arc.key in where else 0.0 for arc in sentence.arcs]
             arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))
-            matched = set().union(*(where.get(a.key, set()) for a in sentence.arcs))
+            if judged[n] is not sentence:  # a claim: the sentence is as supported as it
+                values = [1.0 if arc.key in where else 0.0 for arc in judged[n].arcs]
+            matched = set().union(*(where.get(a.key, set()) for a in judged[n].arcs))
             if not matched:  # nothing matches: show the most similar sentence instead
                 matched = {max(range(len(ranks[n])), key=lambda i: (ranks[n][i], -i))}
             chosen = tuple(sorted(matched))

@@ -3,6 +3,14 @@
 Both checkers read the same model input per output sentence (evidence window + sentence + its
 arcs), so the runner's cache lets one forward pass serve both. Sentences of several pairs are
 batched together: a 1-sentence summary no longer runs as a batch of one.
+
+An answer sentence with a claim (:mod:`models.claims`) is read as its claim: the window is
+chosen for the claim, the input is ``[CLS] evidence [SEP] claim [SEP]`` (the shape the model was
+trained on; a question as a third segment would be an input it never saw), and the arc slots are
+the claim's arcs followed by the sentence's own arcs where the claim copies their words, so one
+pass gives the claim's support, the claim's arc scores (the sentence's DAE score) and the
+scores of the sentence's own arcs. A "No" is scored as the denial of the claim it denies: one
+minus that claim's support and arc scores (:attr:`models.claims.Claim.denies`).
 """
 
 from __future__ import annotations
@@ -10,8 +18,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from models.arc_runtime import BUNDLED_DIR, Prediction, Runtime, default_retriever, get_runner
-from models.checkers.base import Grain, PairInput, PairScore, Progress, ShouldStop, has_content
+from models.arc_runtime import (
+    BUNDLED_DIR,
+    Job,
+    Prediction,
+    Runtime,
+    default_retriever,
+    get_runner,
+)
+from models.checkers.base import (
+    QA_REVISION,
+    Grain,
+    PairInput,
+    PairScore,
+    Progress,
+    ShouldStop,
+)
+from models.claims import Claim
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
@@ -36,6 +59,35 @@ def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
     )
 
 
+def claim_slots(
+    claim: Claim, sentence: Sentence
+) -> tuple[tuple[ArcSlot, ...], tuple[int | None, ...]]:
+    """The model's arc slots for a sentence read as its claim, and where its own arcs went.
+
+    Returns:
+        The claim's arcs, then each of the sentence's arcs whose words the claim copies (and
+        that the claim's parse does not already hold); and per sentence arc, its slot (None:
+        its words are not in the claim, so it gets no score).
+    """
+    slots = list(arc_slots(claim.parsed))
+    where = {(a.head, a.child, a.label): k for k, a in enumerate(slots)}
+    placed: list[int | None] = []
+    off = sentence.start
+    for a in sentence.arcs:
+        head = claim.locate(a.head_start - off, a.head_end - off)
+        child = claim.locate(a.child_start - off, a.child_end - off)
+        if head is None or child is None:
+            placed.append(None)
+            continue
+        k = where.get((head, child, a.label))
+        if k is None:
+            k = len(slots)
+            slots.append(ArcSlot(head, child, a.label))
+            where[(head, child, a.label)] = k
+        placed.append(k)
+    return tuple(slots), tuple(placed)
+
+
 class MultiTaskChecker:
     """Base of the checkers on the multi-task arc/support model (bundled or a user's)."""
 
@@ -58,7 +110,7 @@ class MultiTaskChecker:
         )
         bundled = path.resolve() == BUNDLED_DIR.resolve()
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}"
+        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}"
         self.max_tokens = self._runner.max_length
 
     def assemble(
@@ -69,6 +121,16 @@ class MultiTaskChecker:
     ) -> PairScore:
         """One pair's result from the predictions of its sentences (by sentence index)."""
         raise NotImplementedError
+
+    @staticmethod
+    def job(item: PairInput, sentence: Sentence, evidence: Evidence) -> Job:
+        """The model input of one output sentence: its evidence, text (or claim) and arcs."""
+        claim = item.claim(sentence.index)
+        if claim is None:
+            return (evidence.text, sentence.text, arc_slots(sentence))
+        if claim.denies is not None:  # a "No": what it denies is scored (see Claim.denies)
+            return (evidence.text, claim.denies.text, arc_slots(claim.denies))
+        return (evidence.text, claim.text, claim_slots(claim, sentence)[0])
 
     def score(
         self,
@@ -92,21 +154,33 @@ class MultiTaskChecker:
                 todo = [
                     s
                     for s, ev in zip(item.output.sentences, windows, strict=True)
-                    if ev.not_checked is None and has_content(s)
+                    if ev.not_checked is None and item.checkable(s)
                 ]
                 rounds.append((item, windows, todo))
-                pending += len(todo)
+                pending += sum(item.claim(s.index) is None for s in todo)
                 stop += 1
-            jobs = [
-                (ev.text, s.text, arc_slots(s))
-                for item, windows, todo in rounds
+            # Claims run in batches of their own: the int8 model's activation scales depend on
+            # the batch, so sentences without a claim get exactly the scores they always had.
+            keys = [
+                (item.claim(s.index) is not None, r, s.index)
+                for r, (item, _, todo) in enumerate(rounds)
                 for s in todo
-                for ev in (windows[s.index],)
             ]
-            preds = iter(self._runner.predict(jobs, batch_size=batch_size, should_stop=should_stop))
-            for item, windows, todo in rounds:
-                mine = {s.index: next(preds) for s in todo}
-                results.append(self.assemble(item, windows, mine))
+            preds: dict[tuple[bool, int, int], Prediction] = {}
+            for claimed in (False, True):
+                mine = [k for k in keys if k[0] is claimed]
+                jobs = [
+                    self.job(rounds[r][0], rounds[r][0].output.sentences[i], rounds[r][1][i])
+                    for _, r, i in mine
+                ]
+                if jobs:
+                    got = self._runner.predict(jobs, batch_size=batch_size, should_stop=should_stop)
+                    preds.update(zip(mine, got, strict=True))
+            for r, (item, windows, todo) in enumerate(rounds):
+                found = {
+                    s.index: preds[(item.claim(s.index) is not None, r, s.index)] for s in todo
+                }
+                results.append(self.assemble(item, windows, found))
             start = stop
             if progress is not None:
                 progress(len(results), len(batch))

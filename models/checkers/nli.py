@@ -2,7 +2,8 @@
 
 The label mapping is read from the model's ``id2label``: the entailment probability is the
 support score. Each output sentence is judged against its evidence window (premise = evidence,
-hypothesis = sentence). Runs on CUDA when available, else CPU, through torch; torch and
+hypothesis = sentence, or the sentence's claim when an answer is read with its question, see
+:mod:`models.claims`). Runs on CUDA when available, else CPU, through torch; torch and
 transformers are imported only when such a checker is loaded.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from models.checkers.base import (
+    QA_REVISION,
     Grain,
     PairInput,
     PairScore,
@@ -20,7 +22,6 @@ from models.checkers.base import (
     SentenceScore,
     ShouldStop,
     check_stop,
-    has_content,
     pair_score,
     skipped_sentence,
 )
@@ -46,6 +47,14 @@ def entailment_index(id2label: dict[Any, str]) -> int:
         f"The model's id2label {dict(id2label)} names no entailment class; "
         "expected a label containing 'entail'."
     )
+
+
+def contradiction_index(id2label: dict[Any, str]) -> int | None:
+    """Index of the contradiction class in a model's ``id2label``; None for two-way models."""
+    for idx, label in id2label.items():
+        if "contradict" in str(label).lower():
+            return int(idx)
+    return None
 
 
 class NLISentenceChecker:
@@ -84,12 +93,13 @@ class NLISentenceChecker:
         self._device = torch_device(device)
         self._model.to(self._device).eval()
         self._entail = entailment_index(self._model.config.id2label)
+        self._contradict = contradiction_index(self._model.config.id2label)
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
         self._retriever = retriever
         self.name = f"nli:{path.name}"
-        self.version = f"{path.name}@{_fingerprint(path)}"
+        self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}"
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -106,23 +116,26 @@ class NLISentenceChecker:
         jobs: list[tuple[int, int, str, str]] = []
         windows = []
         for p, item in enumerate(batch):
+            judged = item.judged
             evidence = build_windows(
                 item.source,
-                item.output.sentences,
+                judged,
                 max_tokens=self.max_tokens,
                 count_tokens=self.count_tokens,
                 retriever=self._retriever,
             )
             windows.append(evidence)
             for s, ev in zip(item.output.sentences, evidence, strict=True):
-                if ev.not_checked is None and has_content(s):
-                    jobs.append((p, s.index, ev.text, s.text))
-        probs: dict[tuple[int, int], float] = {}
+                if ev.not_checked is None and item.checkable(s):
+                    claim = item.claim(s.index)
+                    said = claim.denies if claim is not None and claim.denies is not None else None
+                    jobs.append((p, s.index, ev.text, (said or judged[s.index]).text))
+        probs: dict[tuple[int, int], tuple[float, float | None]] = {}
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
             chunk = jobs[lo : lo + batch_size]
-            for (p, s_index, _, _), value in zip(chunk, self._predict(chunk), strict=True):
-                probs[(p, s_index)] = value
+            for (p, s_index, _, _), got in zip(chunk, self._predict(chunk), strict=True):
+                probs[(p, s_index)] = got
             if progress is not None:
                 progress(min(lo + batch_size, len(jobs)), len(jobs))
         results = []
@@ -132,15 +145,22 @@ class NLISentenceChecker:
                 if (p, s.index) not in probs:
                     sentences.append(skipped_sentence(s.index, ev))
                 else:
+                    claim = item.claim(s.index)
+                    value, contradicted = probs[(p, s.index)]
+                    if claim is not None and claim.denies is not None:
+                        # A "No" is supported when the evidence contradicts what it denies
+                        # (a two-way model: when it does not entail it).
+                        value = 1.0 - value if contradicted is None else contradicted
                     sentences.append(
-                        SentenceScore(
-                            s.index, probs[(p, s.index)], None, ev.sentence_indices, ev.omitted
-                        )
+                        SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
                     )
             results.append(pair_score(item.key, self, sentences))
         return results
 
-    def _predict(self, chunk: Sequence[tuple[int, int, str, str]]) -> list[float]:
+    def _predict(
+        self, chunk: Sequence[tuple[int, int, str, str]]
+    ) -> list[tuple[float, float | None]]:
+        """Entailment and (three-way models) contradiction probability of each job."""
         torch = self._torch
         enc = self._tokenizer(
             [c[2] for c in chunk],
@@ -152,7 +172,11 @@ class NLISentenceChecker:
         ).to(self._device)
         with torch.inference_mode():
             logits = self._model(**enc).logits
-        return torch.softmax(logits.float(), dim=-1)[:, self._entail].tolist()
+        probs = torch.softmax(logits.float(), dim=-1)
+        entail = probs[:, self._entail].tolist()
+        if self._contradict is None:
+            return [(e, None) for e in entail]
+        return list(zip(entail, probs[:, self._contradict].tolist(), strict=True))
 
 
 def _fingerprint(path: Path) -> str:

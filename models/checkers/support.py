@@ -42,8 +42,12 @@ class SupportChecker(MultiTaskChecker):
         sentences = []
         for s, ev in zip(item.output.sentences, windows, strict=True):
             if s.index in preds:
+                claim = item.claim(s.index)
+                value = preds[s.index][1]
+                if claim is not None and claim.denies is not None:
+                    value = 1.0 - value  # a "No": supported as far as what it denies is not
                 sentences.append(
-                    SentenceScore(s.index, preds[s.index][1], None, ev.sentence_indices, ev.omitted)
+                    SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
                 )
             else:
                 sentences.append(skipped_sentence(s.index, ev))

@@ -85,6 +85,9 @@ class Plan:
     role_swap: bool = True
     move_details: bool = True
     move_clauses: bool = True
+    #: Yes/no question/answer items (training side only; half as many short answers beside),
+    #: read as claims (:mod:`models.training.qa_data`); 0 leaves them out.
+    qa: int = 3000
 
     def scaled(self, factor: float) -> Plan:
         f = max(factor, 0.0)
@@ -101,6 +104,7 @@ class Plan:
             fm2=int(self.fm2 * f),
             fever_sym=int(self.fever_sym * f),
             corrupt_pairs=int(self.corrupt_pairs * f),
+            qa=int(self.qa * f),
         )
 
 
@@ -562,6 +566,12 @@ def build_all(
             move_clauses=plan.move_clauses,
             log=log,
         )
+        if split == "train" and plan.qa:
+            # Dev QA items are never examples: the evaluation's QA row measures on them.
+            from models.training.qa_data import build_items, qa_examples
+
+            items = build_items(pairs, split, yes_no=plan.qa, short=plan.qa // 2, seed=plan.seed)
+            ex += qa_examples(items, cache, log)
         cache.save()
         out[split] = ex
     return out

@@ -217,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
         help="un-negate every negated source sentence, not only the sampled ones (negatives)",
     )
     parser.add_argument(
+        "--qa",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="question/answer items from the NLI pairs, read as claims (models.training.qa_data)",
+    )
+    parser.add_argument(
         "--teacher-share",
         type=float,
         default=0.5,
@@ -268,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         fuse=args.fuse,
         all_negations=args.all_negations,
     )
+    if not args.qa:
+        plan = replace(plan, qa=0)
     examples_file = args.out / "examples.pkl"
     pool_file = args.out / "pool.pkl"
     labels_dir = args.out / "teacher_labels"

@@ -79,3 +79,26 @@ def test_a_new_checker_version_rescores(project: Project, pairs_file: Path) -> N
 
     assert analyze(project, [Newer()]).checkers[0].scored == 3
     assert project.current_versions()["lexical"] == "test-newer"
+
+
+def test_an_answer_is_read_with_its_question(project: Project, tmp_path: Path) -> None:
+    from tests.conftest import write_jsonl
+
+    source = "Foot passengers buy tickets at the terminal. Only vehicles are booked ahead."
+    records = [
+        {
+            "id": "qa",
+            "source": source,
+            "output": "Yes.",
+            "question": "Do foot passengers buy tickets at the terminal?",
+        },
+        {"id": "plain", "source": source + " It sails daily.", "output": "Yes."},
+    ]
+    import_file(project, write_jsonl(tmp_path / "qa.jsonl", records))
+    analyze(project, [LexicalArcChecker()])
+    rows = {r.external_id: r for r in project.pair_rows("lexical", LexicalArcChecker.version)}
+    assert rows["qa"].lowest_support == 1.0
+    assert rows["plain"].lowest_support is None
+    sents = project.sentences(output_id=rows["plain"].output_id)
+    plain = project.sentence_scores("lexical", LexicalArcChecker.version, [s.id for s in sents])
+    assert plain[sents[0].id].not_checked == "no content arcs"

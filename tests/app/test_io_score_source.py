@@ -58,8 +58,8 @@ def test_judgments_name_the_checker_and_version_of_their_score(
     project: Project, tmp_path: Path
 ) -> None:
     oid, sids, arc = setup(project, tmp_path)
-    lexical = project.sentence_scores("lexical", "2", sids)
-    arc_score = project.arc_scores("lexical", "2", [arc])[arc]
+    lexical = project.sentence_scores("lexical", LexicalArcChecker.version, sids)
+    arc_score = project.arc_scores("lexical", LexicalArcChecker.version, [arc])[arc]
     assert lexical[sids[0]].score not in (None, 0.25)
     judge = project.judge
     judge(
@@ -71,16 +71,19 @@ def test_judgments_name_the_checker_and_version_of_their_score(
     judge(JudgmentKey(oid), JudgmentValue("supported", "accept", model_visible=False))
 
     assert sources(project, tmp_path / "out.jsonl") == [
-        [{"checker": "lexical", "version": "2"}],
+        [{"checker": "lexical", "version": LexicalArcChecker.version}],
         [{"checker": "const", "version": "1"}],
-        [{"checker": "lexical", "version": "2"}],
+        [{"checker": "lexical", "version": LexicalArcChecker.version}],
         [],  # no model score: nothing to name
     ]
 
     out = tmp_path / "out.csv"
     export(project, out, fmt="csv")
     rows = list(csv.DictReader(out.open(encoding="utf-8", newline="")))
-    assert [r["model_score_from"] for r in rows] == ["lexical 2", "const 1"]
+    assert [r["model_score_from"] for r in rows] == [
+        f"lexical {LexicalArcChecker.version}",
+        "const 1",
+    ]
     assert [r["model_score"] for r in rows] == [f"{lexical[sids[0]].score:.4f}", "0.2500"]
 
     # the sources survive a round trip (imported runs keep checker and version)

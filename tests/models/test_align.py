@@ -89,7 +89,7 @@ def test_exact_copy_is_supported_and_new_word_is_marked(tiny_aligner: Path) -> N
     sentence = parsing.parse("The committee approved the budget on Zanzibar.").sentences[0]
     weakest = min(changed.arcs, key=lambda a: a.score)
     assert sentence.arcs[weakest.arc].child_text == "Zanzibar"
-    assert checker.name == "align:" + tiny_aligner.name and checker.version == "tiny"
+    assert checker.name == "align:" + tiny_aligner.name and checker.version == "tiny+qa1"
 
 
 def test_evidence_is_the_source_sentence_with_the_match(tiny_aligner: Path) -> None:
@@ -123,3 +123,19 @@ def test_logistic_fit_recovers_a_known_threshold() -> None:
     assert centre == pytest.approx(0.6, abs=0.03) and scale == pytest.approx(12, rel=0.2)
     bad = x < 0.4
     assert best_split(x, bad) == pytest.approx(0.4, abs=0.03)
+
+
+def test_bare_answer_with_its_question_is_scored(tiny_aligner: Path) -> None:
+    from models.checkers.align import AlignChecker
+    from models.claims import pair_input
+
+    checker = AlignChecker(tiny_aligner, device="cpu")
+    src = parsing.parse("Foot passengers buy tickets at the terminal.")
+    plain = _pair("Foot passengers buy tickets at the terminal.", "Yes. They pay at the terminal.")
+    asked = pair_input("q", src, plain.output, "Do foot passengers buy tickets at the terminal?")
+    before, after = checker.score([plain, asked])
+    assert before.sentences[0].not_checked == "no content arcs"
+    assert after.sentences[0].score is not None and after.sentences[0].not_checked is None
+    # The sentence that stands alone is scored exactly as without the question.
+    assert after.sentences[1] == before.sentences[1]
+    assert [a for a in after.arcs if a.sentence == 1] == list(before.arcs)

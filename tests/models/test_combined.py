@@ -119,3 +119,26 @@ def test_stratified_folds_partition_and_balance() -> None:
     folds = stratified_folds(y, 5, seed=3)
     assert sorted(np.concatenate(folds).tolist()) == list(range(100))
     assert all(y[f].sum() == 6 for f in folds)
+
+
+def test_word_match_signals_are_left_out_for_a_yes_no_claim() -> None:
+    from models.claims import Claim
+
+    comb = Combiner(_spec(["support", "align", "lexical"], [1.0, 1.0, 1.0]))
+    checker = CombinedChecker(
+        comb,
+        {
+            "support": Fixed("support", [0.3, 0.3]),
+            "align": Fixed("align", [0.9, 0.9]),
+            "lexical": Fixed("lexical", [1.0, 1.0]),
+        },
+    )
+    out = _output(2)
+    claim = Claim(0, "It is not open.", "yes/no", out.sentences[0])
+    wh = Claim(1, "It opened in 1967.", "wh", out.sentences[1])
+    (result,) = checker.score([PairInput("k", _output(0), out, "Is it open?", (claim, wh))])
+    # The yes/no claim's words are the question's: only the model's support counts.
+    assert result.sentences[0].score == pytest.approx(1 / (1 + np.exp(-logit(0.3))))
+    assert result.sentences[1].score == pytest.approx(
+        1 / (1 + np.exp(-(logit(0.3) + logit(0.9) + logit(1.0))))
+    )

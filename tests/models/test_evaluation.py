@@ -52,3 +52,28 @@ def test_splits_are_fixed_and_clean_summary() -> None:
     assert 0.15 < share < 0.25
     text, spans = clean_summary("bahrain\\'s leader", [(8, 17)])
     assert text == "bahrain's leader" and spans == [(7, 16)]
+
+
+def test_qa_row_scores_answers_with_their_question() -> None:
+    from models.checkers.lexical import LexicalArcChecker
+    from models.evaluation import evaluate_qa, format_qa_table
+    from models.training.examples import ParseCache
+    from models.training.qa_data import QAItem
+
+    passage = "The library opened in 1896 in the old town."
+    q = "Did the library open in 1896?"
+    items = [
+        QAItem("nli/x", "g", "dev", "yes/no", passage, q, "Yes.", 1),
+        QAItem("nli/x", "g", "dev", "yes/no", passage, "Did the museum close in 1990?", "Yes.", 0),
+        QAItem("nli/x", "g", "dev", "short", passage, "When did the library open?", "In 1896.", 1),
+        QAItem("nli/x", "g", "dev", "short", passage, "When did the library open?", "In 1901.", 0),
+    ]
+    result = evaluate_qa(items, {"lexical": LexicalArcChecker()}, ParseCache(None))
+    row = result["lexical"]
+    assert set(row) == {"yes/no", "short"}
+    assert row["yes/no"]["n"] == 2 and row["yes/no"]["supported"] == 1
+    # Bare "Yes." answers are checked (read as their claims), not left unchecked.
+    assert row["yes/no"]["not_checked"] == 0 and row["short"]["not_checked"] == 0
+    assert row["yes/no"]["balanced_accuracy_at_0.5"] == 1.0
+    table = format_qa_table(result)
+    assert "yes/no BA-cv (n=2, 1 supported)" in table and "lexical" in table

@@ -102,3 +102,42 @@ def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(ModelNotFoundError, match="config.json"):
         NLISentenceChecker(tmp_path / "nowhere")
+
+
+def test_bare_answer_is_read_as_its_claim(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+    from models.claims import pair_input
+
+    checker = NLISentenceChecker(
+        tiny_nli(tmp_path / "nli", {0: "entailment", 1: "not_entailment"}), device="cpu"
+    )
+    src = parse("The mayor opened the bridge on Tuesday.")
+    out = parse("Yes. The mayor opened the bridge.")
+    (plain, asked) = checker.score(
+        [PairInput(1, src, out), pair_input(2, src, out, "Did the mayor open the bridge?")]
+    )
+    assert plain.sentences[0].not_checked == "no content arcs"
+    assert asked.sentences[0].not_checked is None and asked.sentences[0].score is not None
+    assert asked.sentences[1] == plain.sentences[1]
+    enc = checker._tokenizer(src.text, "The mayor opened the bridge.", return_tensors="pt")
+    with torch.no_grad():
+        probs = torch.softmax(checker._model(**enc).logits, -1)[0]
+    assert asked.sentences[0].score == pytest.approx(float(probs[0]), abs=1e-5)
+
+
+def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+    from models.claims import pair_input
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    src = parse("The mayor opened the bridge on Tuesday.")
+    item = pair_input(1, src, parse("No."), "Did the mayor open the bridge?")
+    claim = item.claim(0)
+    assert claim is not None and claim.text == "The mayor did not open the bridge."
+    assert claim.denies is not None and claim.denies.text == "The mayor opened the bridge."
+    (result,) = checker.score([item])
+    enc = checker._tokenizer(src.text, "The mayor opened the bridge.", return_tensors="pt")
+    with torch.no_grad():
+        probs = torch.softmax(checker._model(**enc).logits, -1)[0]
+    assert result.sentences[0].score == pytest.approx(float(probs[0]), abs=1e-5)
