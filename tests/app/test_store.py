@@ -143,4 +143,4 @@ def test_a_revision_0001_project_is_upgraded_on_open(tmp_path: Path, pairs_file:
             assert "claims" in inspect(conn).get_table_names()
             assert "reason" in {c["name"] for c in inspect(conn).get_columns("pair_scores")}
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        assert version == db.head_revision() == "0002"
+        assert version == db.head_revision() == "0003"
