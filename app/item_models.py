@@ -60,6 +60,8 @@ class PairTableModel(QAbstractTableModel):
         self.arcs_shown = True
         #: True in blind and AIS modes: the score columns show nothing and sort by import order.
         self.scores_hidden = False
+        #: Why each pair is where the "next most useful" queue puts it (ID tooltip).
+        self.reasons: dict[int, str] = {}
 
     def set_scores_hidden(self, hidden: bool) -> None:
         """Hide or show the model's scores (Lowest, Arcs) without reloading the rows."""
@@ -201,7 +203,9 @@ class PairTableModel(QAbstractTableModel):
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
             if col == COL_ID:
-                return r.external_id  # the column may cut a long id
+                why = None if self.scores_hidden else self.reasons.get(r.output_id)
+                # The column may cut a long id; the queue says why the pair is where it is.
+                return r.external_id if why is None else f"{r.external_id}\nWhy here: {why}"
             if col == COL_SYSTEM:
                 return r.system or ""
             if col == COL_STATUS:
@@ -244,6 +248,20 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.label: str | None = None
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
+        #: The queue's order (output id -> place) while the list is in queue order, else None.
+        self.rank: dict[int, int] | None = None
+        #: Only these pairs (the disagreement filter), None for all.
+        self.queue_ids: set[int] | None = None
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        if self.rank is not None:
+            model = self.sourceModel()
+            assert isinstance(model, PairTableModel)
+            end = len(self.rank)
+            a = self.rank.get(model.list_row(left.row()).row.output_id, end)
+            b = self.rank.get(model.list_row(right.row()).row.output_id, end)
+            return a < b
+        return super().lessThan(left, right)
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
@@ -277,5 +295,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         if self.error_type and self.error_type not in lr.error_types:
             return False
         if self.search_hits is not None and r.output_id not in self.search_hits:
+            return False
+        if self.queue_ids is not None and r.output_id not in self.queue_ids:
             return False
         return True

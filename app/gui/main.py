@@ -36,6 +36,7 @@ from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
+from app.gui.learning import LearningPanel
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
@@ -111,6 +112,8 @@ class MainWindow(QMainWindow):
         self.threshold.setValue(self.settings.get(S.THRESHOLD))
         tb.addWidget(QLabel(" Threshold "))
         tb.addWidget(self.threshold)
+        self.learning = LearningPanel(self)  # calibration, queue order, adaptation (issue 14)
+        tb.addWidget(self.learning.calibration_label)
         tb.addSeparator()
 
         # ---- status bar
@@ -141,6 +144,7 @@ class MainWindow(QMainWindow):
             "zoom_in": lambda: self.zoom(1),
             "zoom_out": lambda: self.zoom(-1),
             "dark": self.toggle_dark,
+            **self.learning.slots(),
         }
         self.actions_ = build_actions(self, slots, self.undo_stack, tb)
         self.blind_action = self.actions_["blind"]
@@ -197,6 +201,7 @@ class MainWindow(QMainWindow):
             lambda text, ms: self.statusBar().showMessage(text, ms),
         )
         self.analysis.finished.connect(self._analysis_finished)
+        self.learning.wire()
 
     # ================================================================== controller state
     # Read-only views of the judging controller's state (scripts and tests use these names).

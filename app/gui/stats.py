@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.learning_plots import learning_plots
 from app.gui.plaintext import mpl_text
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
 from app.store import Project
@@ -152,6 +153,7 @@ class StatsDialog(QDialog):
                 "error types by system",
                 lambda f: errors_by_system(f, error_types_by_system(project)),
             ),
+            *learning_plots(project, checker, version, label, thr),
         ):
             fig = Figure(figsize=(7, 5), layout="tight")
             draw(fig)
