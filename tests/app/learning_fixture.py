@@ -73,20 +73,25 @@ def checkers() -> list:
     return [parts["dae"], parts["support"], parts["align"], CombinedChecker(load_combiner(), parts)]
 
 
-def build(path: Path, *, judge: int = N_PAIRS, blind_every: int = 3) -> Project:
-    """Create, import, analyse and judge (pair level, the first ``judge`` pairs)."""
+def build(
+    path: Path, *, pairs: int = N_PAIRS, judge: int = N_PAIRS, blind_every: int = 3
+) -> Project:
+    """Create, import, analyse and judge (pair level, the first ``judge`` pairs).
+
+    Also the benchmarks' project (``pairs`` > 40): same scores every 10 pairs, distinct texts.
+    """
     src = path.with_suffix(".jsonl")
     src.write_text(
         "".join(
             json.dumps({"id": f"q{k}", "source": SOURCE, "output": f"Item {k} was discussed."})
             + "\n"
-            for k in range(N_PAIRS)
+            for k in range(pairs)
         ),
         encoding="utf-8",
     )
     project = Project.create(path)
     import_file(project, src)
-    analyze(project, checkers())
+    analyze(project, checkers(), chunk_size=256)
     for oid in project.output_ids()[:judge]:
         k = oid - 1
         yes = editor_supports(k)

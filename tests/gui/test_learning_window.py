@@ -62,6 +62,9 @@ def test_queue_order_tooltips_and_the_next_useful_key(qtbot, win: MainWindow) ->
     assert set(top) == set(open_ids)  # the open pairs first, done ones after
     tip = win.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert "Why here: " in tip
+    win.model.set_scores_hidden(True)  # blind mode: the reasons quote the model, so they hide
+    assert "Why here" not in win.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    win.model.set_scores_hidden(False)
     win.select_pair(project.output_ids()[0])
     win.output_view.setFocus()
     qtbot.keyClick(win.output_view, Qt.Key.Key_N)
