@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 
+from app import settings as S
 from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
 from app.tasks import Job, JobContext
@@ -94,6 +95,8 @@ class LearningPanel(QObject):
         self.w = window
         self.fit: Fit | None = None
         self._applied: tuple[object, ...] | None = None
+        #: The threshold last taken from a calibration (None: the editor's own).
+        self._calibrated_value: float | None = None
         self._sorting = False
         # ---- beside the threshold
         self.calibration_label = plain_label(QLabel())
@@ -152,8 +155,16 @@ class LearningPanel(QObject):
             key = (str(project.path), checker, version)
             if key != self._applied:
                 self._applied = key
-                if self.fit is not None and self.w.threshold.value() != self.fit.threshold:
-                    self.w.threshold.setValue(self.fit.threshold)  # the list reloads once more
+                if self.fit is not None:
+                    self._calibrated_value = self.fit.threshold
+                    if self.w.threshold.value() != self.fit.threshold:
+                        self.w.threshold.setValue(self.fit.threshold)  # the list reloads again
+                elif self._calibrated_value is not None:
+                    # The threshold was another version's calibration (say, before adapting):
+                    # back to the default rather than a value fitted to other scores.
+                    if abs(self.w.threshold.value() - self._calibrated_value) < 5e-4:
+                        self.w.threshold.setValue(S.THRESHOLD.default)
+                    self._calibrated_value = None
         self._show_label()
         self._show_model_state()
         if self.order_box.currentIndex() > 0:
@@ -181,8 +192,10 @@ class LearningPanel(QObject):
             return
         from app.learning.adapt import active_model, latest_model
 
+        head = active_model(project)
         self.bundled_action.blockSignals(True)
-        self.bundled_action.setChecked(active_model(project) is None)
+        # In use only when it is the version shown (a newer bundled model leaves it aside).
+        self.bundled_action.setChecked(head is None or self.w.version != head.version)
         self.bundled_action.setEnabled(latest_model(project) is not None)
         self.bundled_action.blockSignals(False)
 

@@ -97,6 +97,18 @@ def test_adapt_in_the_background_then_back_to_the_bundled_model(qtbot, win: Main
     assert win.learning.bundled_action.isChecked()
 
 
+def test_a_calibrated_threshold_does_not_follow_another_version(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    win.actions_["calibrate"].trigger()
+    fit = win.learning.fit
+    assert fit is not None and win.threshold.value() == pytest.approx(fit.threshold, abs=5e-4)
+    assert abs(fit.threshold - 0.5) > 1e-3
+    win.actions_["adapt"].trigger()  # a new version, not calibrated yet
+    qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
+    assert win.learning.fit is None
+    assert win.threshold.value() == 0.5
+    assert win.learning.calibration_label.text() == ""
+
+
 def test_stats_has_the_learning_plots(win: MainWindow) -> None:
     from app.gui.stats import StatsDialog
 
