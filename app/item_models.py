@@ -62,6 +62,8 @@ class PairTableModel(QAbstractTableModel):
         self.scores_hidden = False
         #: Why each pair is where the "next most useful" queue puts it (ID tooltip).
         self.reasons: dict[int, str] = {}
+        #: The queue's order (output id -> place): the ID column sorts by it while set.
+        self.rank: dict[int, int] | None = None
 
     def set_scores_hidden(self, hidden: bool) -> None:
         """Hide or show the model's scores (Lowest, Arcs) without reloading the rows."""
@@ -216,6 +218,8 @@ class PairTableModel(QAbstractTableModel):
                 return f"{self.checker_label} scores sentences, not arcs"
         elif role == SortRole:
             if col == COL_ID:
+                if self.rank is not None:
+                    return self.rank.get(r.output_id, len(self.rank))
                 return r.output_id
             if col == COL_SYSTEM:
                 return r.system or ""
@@ -248,20 +252,8 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.label: str | None = None
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
-        #: The queue's order (output id -> place) while the list is in queue order, else None.
-        self.rank: dict[int, int] | None = None
         #: Only these pairs (the disagreement filter), None for all.
         self.queue_ids: set[int] | None = None
-
-    def lessThan(self, left: Index, right: Index) -> bool:
-        if self.rank is not None:
-            model = self.sourceModel()
-            assert isinstance(model, PairTableModel)
-            end = len(self.rank)
-            a = self.rank.get(model.list_row(left.row()).row.output_id, end)
-            b = self.rank.get(model.list_row(right.row()).row.output_id, end)
-            return a < b
-        return super().lessThan(left, right)
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from app.gui.main import MainWindow
     from app.learning.calibration import Fit
     from app.learning.queue import QueueItem
+    from app.store import Project
 
 ORDERS = ("import order", "next most useful", "disagreements: you vs the model")
 LANE = "model"  # adaptation writes scores: never beside an analysis
@@ -62,6 +63,21 @@ class AdaptRequest:
     project_path: str
     #: "adapt", or "bundled"/"project" to switch which model is used.
     action: str = "adapt"
+    #: The window's threshold, and the value it last took from a calibration (None: none).
+    threshold: float = 0.5
+    calibrated_value: float | None = None
+
+
+@dataclass(frozen=True)
+class NewRows:
+    """The pair list under the version shown after the job, built in the worker so that the
+    window does not stall on a large project (see :meth:`LearningPanel._done`)."""
+
+    version: str
+    threshold: float
+    fit: Fit | None
+    rows: list
+    audit_id: int  # the latest audit entry when the rows were read (judged since: stale)
 
 
 def run_adapt(req: AdaptRequest, ctx: JobContext) -> dict:
@@ -73,18 +89,47 @@ def run_adapt(req: AdaptRequest, ctx: JobContext) -> dict:
     with Project.open(req.project_path) as project:
         try:
             if req.action == "adapt":
-                return adapt_project(
+                out = adapt_project(
                     project, progress=ctx.progress, should_stop=ctx.should_stop
                 ).to_json()
-            version = use_project_model(
-                project,
-                req.action == "project",
-                progress=ctx.progress,
-                should_stop=ctx.should_stop,
-            )
-            return {"switched": req.action, "version": version}
+            else:
+                version = use_project_model(
+                    project,
+                    req.action == "project",
+                    progress=ctx.progress,
+                    should_stop=ctx.should_stop,
+                )
+                out = {"switched": req.action, "version": version}
         except Cancelled:
             return {"cancelled": True}
+        out["new_rows"] = _new_rows(project, req)
+    return out
+
+
+def _new_rows(project: Project, req: AdaptRequest) -> NewRows:
+    from sqlalchemy import func, select
+
+    from app.gui.queries import list_rows
+    from app.learning.calibration import shown_threshold
+    from app.store.schema import AuditEntry
+
+    with project.session() as s:
+        audit_id = s.scalar(select(func.max(AuditEntry.id))) or 0
+    version = project.current_versions()["combined"]
+    fit = shown_threshold(project, "combined", version)
+    threshold = next_threshold(req.threshold, req.calibrated_value, fit)
+    rows = list_rows(project, "combined", version, threshold)
+    return NewRows(version, threshold, fit, rows, audit_id)
+
+
+def next_threshold(current: float, calibrated_value: float | None, fit: Fit | None) -> float:
+    """The threshold for a newly shown version: its calibration; else the default when the
+    current one was another version's calibration; else the editor's own."""
+    if fit is not None:
+        return fit.threshold
+    if calibrated_value is not None and abs(current - calibrated_value) < 5e-4:
+        return float(S.THRESHOLD.default)
+    return current
 
 
 class LearningPanel(QObject):
@@ -155,16 +200,12 @@ class LearningPanel(QObject):
             key = (str(project.path), checker, version)
             if key != self._applied:
                 self._applied = key
-                if self.fit is not None:
-                    self._calibrated_value = self.fit.threshold
-                    if self.w.threshold.value() != self.fit.threshold:
-                        self.w.threshold.setValue(self.fit.threshold)  # the list reloads again
-                elif self._calibrated_value is not None:
-                    # The threshold was another version's calibration (say, before adapting):
-                    # back to the default rather than a value fitted to other scores.
-                    if abs(self.w.threshold.value() - self._calibrated_value) < 5e-4:
-                        self.w.threshold.setValue(S.THRESHOLD.default)
-                    self._calibrated_value = None
+                # Another version's calibration (say, before adapting) is not kept: back to
+                # the default rather than a value fitted to other scores.
+                value = next_threshold(self.w.threshold.value(), self._calibrated_value, self.fit)
+                self._calibrated_value = None if self.fit is None else self.fit.threshold
+                if self.w.threshold.value() != value:
+                    self.w.threshold.setValue(value)  # the list reloads once more
         self._show_label()
         self._show_model_state()
         if self.order_box.currentIndex() > 0:
@@ -212,14 +253,14 @@ class LearningPanel(QObject):
         proxy, model = w.proxy, w.model
         if mode == 0 or w.project is None:
             model.reasons = {}
-            proxy.rank = None
+            model.rank = None
             proxy.set_filters(queue_ids=None)
         else:
             from app.learning.queue import disagreements
 
             items = self.items()
             model.reasons = {i.output_id: i.reason for i in items}
-            proxy.rank = {i.output_id: n for n, i in enumerate(items)}
+            model.rank = {i.output_id: n for n, i in enumerate(items)}
             proxy.set_filters(
                 queue_ids={i.output_id for i in disagreements(items)} if mode == 2 else None
             )
@@ -233,12 +274,13 @@ class LearningPanel(QObject):
 
     def _header_sorted(self, *_args: object) -> None:
         if not self._sorting and self.order_box.currentIndex() > 0:
-            self.w.proxy.rank = None  # a column the editor chose wins over the queue
+            self.w.model.rank = None  # a column the editor chose wins over the queue
             self.order_box.blockSignals(True)
             self.order_box.setCurrentIndex(0)
             self.order_box.blockSignals(False)
             self.w.model.reasons = {}
             self.w.proxy.set_filters(queue_ids=None)
+            self.w.proxy.invalidate()  # sorted by the queue a moment ago: by the column now
 
     def jump(self) -> None:
         """Show the next pair of the queue (not done, not the one shown) and say why."""
@@ -314,7 +356,9 @@ class LearningPanel(QObject):
             Job(
                 LANE,
                 run_adapt,
-                AdaptRequest(str(w.project.path), action),
+                AdaptRequest(
+                    str(w.project.path), action, w.threshold.value(), self._calibrated_value
+                ),
                 on_done=self._done,
                 on_error=w.show_error,
                 on_progress=self._progress,
@@ -356,11 +400,43 @@ class LearningPanel(QObject):
         if w.project is not None:
             oid = w.current_output_id()
             w._refresh_checkers()
-            w.reload_rows()
+            new = report.get("new_rows")
+            if isinstance(new, NewRows) and self._still_fresh(new):
+                self._take_rows(new)
+            else:
+                w.reload_rows()
             if oid is not None:
                 w.select_pair(oid)
                 w.show_pair(oid)
         w.statusBar().showMessage(text, 10000)
+
+    def _still_fresh(self, new: NewRows) -> bool:
+        """The worker's rows still hold: same checker shown, nothing judged since."""
+        from sqlalchemy import func, select
+
+        from app.store.schema import AuditEntry
+
+        w = self.w
+        if w.project is None or w.checker != "combined" or w.version != new.version:
+            return False
+        with w.project.session() as s:
+            return (s.scalar(select(func.max(AuditEntry.id))) or 0) == new.audit_id
+
+    def _take_rows(self, new: NewRows) -> None:
+        """Show the worker's rows: the threshold they were built at, without a reload."""
+        w = self.w
+        assert w.project is not None
+        self._applied = (str(w.project.path), w.checker, new.version)
+        self._calibrated_value = None if new.fit is None else new.fit.threshold
+        if w.threshold.value() != new.threshold:
+            w.threshold.blockSignals(True)
+            w.threshold.setValue(new.threshold)
+            w.threshold.blockSignals(False)
+            w.judging.set_threshold(new.threshold)
+            w.settings.set(S.THRESHOLD, new.threshold)
+            w._show_checker()
+        w.model.reset_rows(new.rows)  # follow() runs on the reset: label, queue order
+        w.pairs.update_count()
 
     # ================================================================== help
     def show_help(self) -> QMessageBox:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select, update
+from sqlalchemy import insert, literal, select, update
 
 from app.store.project import Project, now
 from app.store.schema import (
@@ -130,11 +130,23 @@ def component_versions(project: Project, base_version: str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------- reading stored scores
-@dataclass
+@dataclass(frozen=True, slots=True)
+class BaseScore:
+    """The bundled combined score's stored sentence row (plain columns: no ORM objects, whose
+    garbage would make the window's collector pause while a re-score runs)."""
+
+    score: float | None
+    min_arc: float | None
+    evidence: list | None
+    omitted: int
+    not_checked: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredSentence:
     sentence_id: int
     output_id: int
-    base: SentenceScoreRow
+    base: BaseScore
     comps: list[float]  # raw component values in the head's feature order (NaN: none)
 
 
@@ -149,7 +161,15 @@ def _stored(
     out: dict[int, list[StoredSentence]] = {}
     with project.session() as s:
         q = (
-            select(SentenceScoreRow, SentenceRow.output_id)
+            select(
+                SentenceScoreRow.sentence_id,
+                SentenceRow.output_id,
+                SentenceScoreRow.score,
+                SentenceScoreRow.min_arc,
+                SentenceScoreRow.evidence,
+                SentenceScoreRow.omitted,
+                SentenceScoreRow.not_checked,
+            )
             .join(SentenceRow, SentenceRow.id == SentenceScoreRow.sentence_id)
             .where(SentenceScoreRow.checker == CHECKER, SentenceScoreRow.version == base_version)
             .order_by(SentenceRow.output_id, SentenceRow.idx)
@@ -157,7 +177,7 @@ def _stored(
         if output_ids is not None:
             q = q.where(SentenceRow.output_id.in_(list(output_ids)))
         base_rows = s.execute(q).all()
-        sids = [r.sentence_id for r, _ in base_rows]
+        sids = [r[0] for r in base_rows]
         values: dict[tuple[str, str], dict[int, float | None]] = {}
         for name, version in comps.items():
             got: dict[int, tuple[float | None, float | None, str | None]] = {}
@@ -180,15 +200,16 @@ def _stored(
                     sid: (None if nc is not None else (sc if field_ == "score" else ma))
                     for sid, (sc, ma, nc) in got.items()
                 }
-    for row, oid in base_rows:
+    for sid, oid, score, min_arc, evidence, omitted, not_checked in base_rows:
         if oid is None:
             continue  # a source sentence: never scored, never here
         comp = []
         for f in features:
             name, field_ = FEATURES[f]
-            v = values.get((name, field_), {}).get(row.sentence_id)
+            v = values.get((name, field_), {}).get(sid)
             comp.append(np.nan if v is None else float(v))
-        out.setdefault(oid, []).append(StoredSentence(row.sentence_id, oid, row, comp))
+        base = BaseScore(score, min_arc, evidence, omitted or 0, not_checked)
+        out.setdefault(oid, []).append(StoredSentence(sid, oid, base, comp))
     return out
 
 
@@ -370,7 +391,7 @@ def rescore(
     comps: dict[str, str],
     report: AdaptReport | None = None,
     *,
-    chunk: int = 500,
+    chunk: int = 200,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> AdaptReport:
@@ -470,19 +491,26 @@ def _write(
         project.replace_scores(s, CHECKER, head.version, list(ids))
         project.bulk_insert(s, PairScoreRow, pair_rows)
         project.bulk_insert(s, SentenceScoreRow, sent_rows)
-        # The arcs are the DAE model's, as in the bundled combined score: copied as they are.
-        arc_rows = s.execute(
-            select(ArcScoreRow.arc_id, ArcScoreRow.score)
-            .join(ArcRow, ArcRow.id == ArcScoreRow.arc_id)
-            .join(SentenceRow, SentenceRow.id == ArcRow.sentence_id)
-            .where(
-                ArcScoreRow.checker == CHECKER,
-                ArcScoreRow.version == head.base_version,
-                SentenceRow.output_id.in_(list(ids)),
+        # The arcs are the DAE model's, as in the bundled combined score: copied as they are,
+        # inside SQLite (arcs outnumber sentences tenfold: no Python object per arc).
+        s.execute(
+            insert(ArcScoreRow).from_select(
+                ["run_id", "checker", "version", "arc_id", "score"],
+                select(
+                    literal(run_id),
+                    literal(CHECKER),
+                    literal(head.version),
+                    ArcScoreRow.arc_id,
+                    ArcScoreRow.score,
+                )
+                .join(ArcRow, ArcRow.id == ArcScoreRow.arc_id)
+                .join(SentenceRow, SentenceRow.id == ArcRow.sentence_id)
+                .where(
+                    ArcScoreRow.checker == CHECKER,
+                    ArcScoreRow.version == head.base_version,
+                    SentenceRow.output_id.in_(list(ids)),
+                ),
             )
-        ).all()
-        project.bulk_insert(
-            s, ArcScoreRow, ({**common, "arc_id": a, "score": sc} for a, sc in arc_rows)
         )
 
 

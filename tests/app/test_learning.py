@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from app.analysis import analyze
 from app.cli import main
@@ -26,7 +26,7 @@ from app.learning.adapt import (
 from app.learning.queue import Signals, disagreements, queue, rank, register_provider
 from app.store import Project
 from app.store.judging import JudgmentKey
-from app.store.schema import PairScoreRow, SentenceScoreRow
+from app.store.schema import ArcScoreRow, PairScoreRow, SentenceScoreRow
 from models.checkers.adapted import AdaptedCombinedChecker
 from models.resources import resources_dir
 
@@ -150,6 +150,18 @@ def test_adaptation_moves_scores_towards_the_judgments_and_leaves_bundled_files(
     assert report.base_version == base and report.version.startswith(base + "+p")
     assert proj.current_versions()["combined"] == report.version  # shown now
     assert report.rescored_pairs == F.N_PAIRS
+    with proj.session() as s:  # the arcs are the bundled score's, copied under the new version
+        arcs = {
+            v: sorted(
+                s.execute(
+                    select(ArcScoreRow.arc_id, ArcScoreRow.score).where(
+                        ArcScoreRow.checker == "combined", ArcScoreRow.version == v
+                    )
+                ).all()
+            )
+            for v in (base, report.version)
+        }
+    assert arcs[base] and arcs[base] == arcs[report.version]
     old, new = _scores(proj, base), _scores(proj, report.version)
     for oid in proj.output_ids():
         o, n = old[oid], new[oid]
