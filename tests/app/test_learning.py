@@ -25,7 +25,7 @@ from app.learning.adapt import (
 )
 from app.learning.queue import Signals, disagreements, queue, rank, register_provider
 from app.store import Project
-from app.store.judging import JudgmentKey
+from app.store.judging import JudgmentKey, JudgmentValue
 from app.store.schema import ArcScoreRow, PairScoreRow, SentenceScoreRow
 from models.checkers.adapted import AdaptedCombinedChecker
 from models.resources import resources_dir
@@ -288,3 +288,24 @@ def test_cli_adapt_json_and_reset(proj: Project, capsys: pytest.CaptureFixture[s
     assert reset["version"] == data["base_version"]
     with Project.open(path) as p:
         assert p.current_versions()["combined"] == data["base_version"]
+
+
+def test_sentence_judgments_calibrate_and_adapt_at_sentence_level(proj: Project) -> None:
+    version = proj.current_versions()["combined"]
+    ids = proj.output_ids()
+    for oid in ids:  # the pair judgments give way to sentence judgments
+        proj.judge(JudgmentKey(oid, "pair"), None)
+    for oid in ids[:20]:
+        (sent,) = proj.sentences(output_id=oid)
+        yes = F.editor_supports(oid - 1)
+        proj.judge(
+            JudgmentKey(oid, "sentence", sentence_id=sent.id),
+            JudgmentValue("supported" if yes else "unsupported", model_visible=False),
+        )
+    fits, _ = C.calibrate(proj, levels=["sentence"])
+    assert fits[0].level == "sentence" and fits[0].n_judgments == 20
+    assert fits[0].metrics["made_blind"] == 20
+    report = adapt_project(proj)
+    assert report.judgments == {"pair": 0, "sentence": 20} and report.made_blind == 20
+    assert report.balanced_accuracy_after > report.balanced_accuracy_before  # type: ignore[operator]
+    assert proj.current_versions()["combined"] != version
