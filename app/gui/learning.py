@@ -300,8 +300,30 @@ class LearningPanel(QObject):
         w.select_pair(nxt.output_id)
         if w.current_output_id() != nxt.output_id:
             w.show_pair(nxt.output_id)
-        why = "reason hidden while the model's marks are" if w.model.scores_hidden else nxt.reason
-        w.statusBar().showMessage(f"Next most useful: {why}", 8000)
+        if w.model.scores_hidden:
+            w.statusBar().showMessage(
+                "Next most useful pair (why is hidden while the model's marks are)", 8000
+            )
+            return
+        where = self._focus_weakest()
+        w.statusBar().showMessage(f"Next most useful: {nxt.reason}{where}", 8000)
+
+    def _focus_weakest(self) -> str:
+        """Put the keyboard on the pair's lowest-scored item not judged yet; say which."""
+        j = self.w.judging
+        if j.level == "pair" or j.ais_mode:
+            return ""
+        scored = [
+            (u.score, n)
+            for n, u in enumerate(j.units)
+            if u.score is not None and (u.key.target_key, u.key.aspect) not in j.judg
+        ]
+        if not scored:
+            return ""
+        score, n = min(scored)
+        unit = j.units[n]
+        j.focus_key(unit.key)
+        return f" — on {unit.title} ({score:.2f})"
 
     # ================================================================== calibrate, adapt
     def calibrate(self) -> None:

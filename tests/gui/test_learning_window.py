@@ -129,3 +129,17 @@ def test_help_says_what_learning_does_and_does_not(win: MainWindow) -> None:
     assert box.text() == HELP_TEXT
     assert "not" in HELP_TEXT and "this project" in HELP_TEXT
     box.close()
+
+
+def test_next_useful_key_puts_the_cursor_on_the_weakest_open_sentence(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window  # the demo, analysed with the lexical baseline
+    assert w.level == "sentence"
+    qtbot.keyClick(w.output_view, Qt.Key.Key_N)
+    units = w.judging.units
+    scores = [u.score for u in units if u.score is not None]
+    assert scores and units[w.unit].score == min(scores)
+    message = w.statusBar().currentMessage()
+    assert message.startswith("Next most useful: ") and f"on {units[w.unit].title}" in message
+    w.judging.set_blind(True)  # blind: the jump says nothing of the model
+    qtbot.keyClick(w.output_view, Qt.Key.Key_N)
+    assert w.statusBar().currentMessage().startswith("Next most useful pair (why is hidden")
