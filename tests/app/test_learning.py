@@ -309,3 +309,22 @@ def test_sentence_judgments_calibrate_and_adapt_at_sentence_level(proj: Project)
     assert report.judgments == {"pair": 0, "sentence": 20} and report.made_blind == 20
     assert report.balanced_accuracy_after > report.balanced_accuracy_before  # type: ignore[operator]
     assert proj.current_versions()["combined"] != version
+
+
+def test_cli_errors_are_one_line_and_name_the_project(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fresh = tmp_path / "fresh.factdesk"
+    Project.create(fresh).close()
+    assert main(["calibrate", str(fresh)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"factdesk: error: {fresh}: not analysed yet; run analyze first"
+    assert main(["adapt", str(fresh)]) == 2
+    assert "no combined score yet" in capsys.readouterr().err
+    path = tmp_path / "p.factdesk"
+    shutil.copy(built, path)
+    assert main(["adapt", str(path), "--use"]) == 2
+    err = capsys.readouterr().err
+    assert "no project model yet; adapt first" in err and len(err.strip().splitlines()) == 1
+    assert main(["calibrate", str(path), "--checker", "nosuch"]) == 2
+    assert "no scores from 'nosuch'" in capsys.readouterr().err
