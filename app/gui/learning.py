@@ -42,7 +42,8 @@ judgments it rests; Statistics shows a reliability plot and agreement against th
 
 Adapt to my judgments (Analysis menu; factdesk adapt): refits the last layer of the combined
 score on your pair and sentence judgments, together with the examples it was first trained on,
-so a few judgments move it without erasing it. The adapted model is stored inside the project
+so a few judgments move it without erasing it; with enough arc judgments the arc scores are
+recalibrated to them too. The adapted model is stored inside the project
 file (it travels with it; the bundled model files are never changed), has its own version, and
 re-scores the project from the scores already stored, in seconds. "Use the bundled model"
 switches back at any time; nothing is deleted. Judgments made with the model's marks visible and

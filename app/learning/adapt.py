@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert, literal, select, update
+from sqlalchemy import func, insert, literal, select, update
 
 from app.store.project import Project, now
 from app.store.schema import (
@@ -34,15 +34,17 @@ from app.store.schema import (
     SentenceRow,
     SentenceScoreRow,
 )
-from models.checkers.adapted import AdaptedCombinedChecker, Head
+from models.checkers.adapted import AdaptedCombinedChecker, Head, identity_spec
 from models.checkers.base import Checker
 from models.checkers.combined import FEATURES, CombinedChecker, load_combiner
 from models.errors import Cancelled, FactDeskError
-from models.training.adapt import Rows, adapt
+from models.training.adapt import MIN_ARC_JUDGMENTS, Rows, adapt, fit_arc_head
 
 CHECKER = "combined"
 DISPLAY = "combined score (adapted to this project)"
 BUNDLED_DISPLAY = "combined score"
+#: The SQL function that maps a stored arc score through the project's arc head.
+ARC_FUNCTION = "factdesk_arc_head"
 Progress = Callable[[int, int], None]
 
 
@@ -328,12 +330,22 @@ def adapt_project(
     from models.checkers.adapted import HEAD_FEATURES
 
     rows, counts, visible = training_rows(project, base_version, comps, HEAD_FEATURES)
-    if not len(rows):
+    arc_scores, arc_y, arc_visible = arc_points(project, base_version)
+    arc = fit_arc_head(arc_scores, arc_y)
+    if not len(rows) and arc is None:
         raise AdaptError(
-            f"{project.path}: no pair or sentence judgment has a combined score to learn from; "
-            "judge some items first"
+            f"{project.path}: no pair or sentence judgment (nor {MIN_ARC_JUDGMENTS} arc "
+            "judgments of both kinds) has a combined score to learn from; judge some items first"
         )
-    head = adapt(combiner, base_version, rows, replay=replay, should_stop=should_stop)
+    if len(rows):
+        head = adapt(combiner, base_version, rows, replay=replay, should_stop=should_stop)
+    else:
+        head = Head(identity_spec(combiner, base_version))
+    if arc is not None:
+        head = Head({**head.spec, "arc": arc})
+    counts["arc"] = 0 if arc is None else len(arc_y)
+    if arc is not None:
+        visible = np.concatenate([visible, arc_visible])
     before = rows.base
     after = head.predict(rows.base, rows.comps)
     report = AdaptReport(
@@ -342,8 +354,8 @@ def adapt_project(
         judgments=counts,
         made_with_marks_visible=int(visible.sum()),
         made_blind=int((~visible).sum()),
-        agreement_before=_agree(before, rows.y),
-        agreement_after=_agree(after, rows.y),
+        agreement_before=_agree(before, rows.y) if len(rows) else None,
+        agreement_after=_agree(after, rows.y) if len(rows) else None,
         balanced_accuracy_before=_ba(before, rows.y),
         balanced_accuracy_after=_ba(after, rows.y),
         weights={
@@ -361,7 +373,7 @@ def adapt_project(
                 base_version=base_version,
                 version=head.version,
                 spec={**head.spec, "components": comps},
-                n_judgments=len(rows),
+                n_judgments=sum(counts.values()),
                 n_visible=report.made_with_marks_visible,
                 n_blind=report.made_blind,
                 active=True,
@@ -373,6 +385,28 @@ def adapt_project(
     return report
 
 
+def arc_points(project: Project, base_version: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arc support judgments with the bundled combined score's arc score: (scores, labels 1 =
+    supported/entailed, made with the marks visible)."""
+    with project.session() as s:
+        found = s.execute(
+            select(ArcScoreRow.score, Judgment.label, Judgment.model_visible)
+            .join(ArcScoreRow, ArcScoreRow.arc_id == Judgment.arc_id)
+            .where(
+                Judgment.aspect == "support",
+                Judgment.target == "arc",
+                Judgment.label.in_(("supported", "unsupported")),
+                ArcScoreRow.checker == CHECKER,
+                ArcScoreRow.version == base_version,
+            )
+        ).all()
+    return (
+        np.array([float(sc) for sc, _l, _v in found], np.float64),
+        np.array([1.0 if label == "supported" else 0.0 for _s, label, _v in found]),
+        np.array([bool(v) for _s, _l, v in found], bool),
+    )
+
+
 def _agree(p: np.ndarray, y: np.ndarray) -> float:
     return float(((p >= 0.5) == (y == 1)).mean())
 
@@ -380,7 +414,7 @@ def _agree(p: np.ndarray, y: np.ndarray) -> float:
 def _ba(p: np.ndarray, y: np.ndarray) -> float | None:
     from app.learning.calibration import balanced_accuracy
 
-    if not (y == 1).any() or not (y == 0).any():
+    if not len(y) or not (y == 1).any() or not (y == 0).any():
         return None
     return balanced_accuracy(p, y, 0.5)
 
@@ -471,7 +505,7 @@ def _write(
                     **common,
                     "sentence_id": x.sentence_id,
                     "score": new.get(x.sentence_id),
-                    "min_arc": b.min_arc,
+                    "min_arc": head.arc_score(b.min_arc),
                     "evidence": b.evidence,
                     "omitted": b.omitted,
                     "not_checked": b.not_checked,
@@ -491,8 +525,15 @@ def _write(
         project.replace_scores(s, CHECKER, head.version, list(ids))
         project.bulk_insert(s, PairScoreRow, pair_rows)
         project.bulk_insert(s, SentenceScoreRow, sent_rows)
-        # The arcs are the DAE model's, as in the bundled combined score: copied as they are,
-        # inside SQLite (arcs outnumber sentences tenfold: no Python object per arc).
+        # The arcs are the DAE model's, as in the bundled combined score: copied inside SQLite
+        # (arcs outnumber sentences tenfold: no Python container per arc), through the arc
+        # head when there is one.
+        arc_value: Any = ArcScoreRow.score
+        if head.arc is not None:
+            raw = s.connection().connection.driver_connection
+            assert raw is not None
+            raw.create_function(ARC_FUNCTION, 1, head.arc_score, deterministic=True)
+            arc_value = getattr(func, ARC_FUNCTION)(ArcScoreRow.score)
         s.execute(
             insert(ArcScoreRow).from_select(
                 ["run_id", "checker", "version", "arc_id", "score"],
@@ -501,7 +542,7 @@ def _write(
                     literal(CHECKER),
                     literal(head.version),
                     ArcScoreRow.arc_id,
-                    ArcScoreRow.score,
+                    arc_value,
                 )
                 .join(ArcRow, ArcRow.id == ArcScoreRow.arc_id)
                 .join(SentenceRow, SentenceRow.id == ArcRow.sentence_id)

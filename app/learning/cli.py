@@ -110,7 +110,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     j = report.judgments
     lines = [
         f"adapted the combined score to {sum(j.values())} judgments "
-        f"({j.get('pair', 0)} pairs, {j.get('sentence', 0)} sentences; "
+        f"({j.get('pair', 0)} pairs, {j.get('sentence', 0)} sentences, {j.get('arc', 0)} arcs; "
         f"{report.made_with_marks_visible} made with the model's marks visible, "
         f"{report.made_blind} blind)",
         f"project model {report.version} (bundled {report.base_version}), stored in the project",

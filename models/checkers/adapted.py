@@ -9,6 +9,10 @@ pulls towards (:mod:`models.training.adapt`). The lexical rule enters through th
 probability only: its scores are not stored in a project, and the head must be computable from
 stored scores so that re-scoring a project needs no model run.
 
+An optional arc head recalibrates the arc scores (the DAE model's, which the combined score
+shows) on the editor's arc judgments: ``σ(a · logit p + b)``, identity when ``a = 1, b = 0``;
+the sentences' lowest arc follows (the map is increasing).
+
 The head's spec is a small JSON object kept inside the project file; its version is the
 bundled combined score's version plus a hash of the head's weights.
 """
@@ -22,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from models.checkers.base import PairInput, PairScore, SentenceScore, pair_score
+from models.checkers.base import ArcScore, PairInput, PairScore, SentenceScore, pair_score
 from models.checkers.combined import CombinedChecker, Combiner, logit, sentence_features
 from models.errors import ModelLoadError
 
@@ -45,8 +49,11 @@ class Head:
         self.bias = float(spec["bias"])
         if len(self.weights) != len(self.features) + 1:
             raise ModelLoadError("project head: weights do not match its features")
+        #: The arc head (``a``, ``b``), or None: arc scores as the bundled model gives them.
+        self.arc: dict[str, float] | None = spec.get("arc")
         digest = json.dumps(
             [self.features, spec["mean"], spec["sd"], spec["weights"], self.bias, spec["base"]]
+            + ([[self.arc["a"], self.arc["b"]]] if self.arc else [])
         )
         self.hash = hashlib.sha1(digest.encode()).hexdigest()[:8]
         self.base_version: str = str(spec["base"])
@@ -64,6 +71,13 @@ class Head:
         if not len(base):
             return np.zeros(0)
         return 1.0 / (1.0 + np.exp(-(self.design(base, comps) @ self.weights + self.bias)))
+
+    def arc_score(self, p: float | None) -> float | None:
+        """An arc score (or a sentence's lowest arc) through the arc head."""
+        if p is None or self.arc is None:
+            return p
+        z = float(logit(np.array([p]))[0])
+        return 1.0 / (1.0 + float(np.exp(-(self.arc["a"] * z + self.arc["b"]))))
 
 
 def identity_spec(combiner: Combiner, base_version: str) -> dict[str, Any]:
@@ -121,6 +135,16 @@ class AdaptedCombinedChecker(CombinedChecker):
             for k, p in zip(checked, probs.tolist(), strict=True):
                 ss = sentences[k]
                 sentences[k] = SentenceScore(
-                    ss.sentence, p, ss.min_arc, ss.evidence, ss.omitted, ss.not_checked
+                    ss.sentence,
+                    p,
+                    self.head.arc_score(ss.min_arc),
+                    ss.evidence,
+                    ss.omitted,
+                    ss.not_checked,
                 )
-        return pair_score(item.key, self, sentences, base.arcs)
+        arcs = base.arcs
+        if self.head.arc is not None:
+            arcs = tuple(
+                ArcScore(a.sentence, a.arc, self.head.arc_score(a.score) or 0.0) for a in arcs
+            )
+        return pair_score(item.key, self, sentences, arcs)

@@ -153,6 +153,36 @@ def adapt(
     )
 
 
+#: Fewer arc judgments than this (or none of one kind) and the arc scores are left as they are.
+MIN_ARC_JUDGMENTS = 8
+
+
+def fit_arc_head(
+    scores: np.ndarray, y: np.ndarray, *, prior: float = 0.05, steps: int = 50
+) -> dict[str, float] | None:
+    """``a, b`` of ``σ(a · logit p + b)`` on judged arcs (class-balanced, pulled towards the
+    identity ``a = 1, b = 0``); None with too few judgments to move anything."""
+    from models.checkers.combined import logit
+
+    y = np.asarray(y, np.float64)
+    if len(y) < MIN_ARC_JUDGMENTS or not (y == 1).any() or not (y == 0).any():
+        return None
+    design = np.stack([np.ones(len(y)), logit(np.asarray(scores, np.float64))], 1)
+    sw = balanced_weights(y, float(len(y)))
+    w0 = np.array([0.0, 1.0])
+    penalty = prior * len(y) * np.diag([0.1, 1.0])
+    w = w0.copy()
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(design @ w)))
+        grad = design.T @ (sw * (y - p)) - penalty @ (w - w0)
+        hess = (design * (sw * p * (1 - p))[:, None]).T @ design + penalty + 1e-9 * np.eye(2)
+        delta = np.linalg.solve(hess, grad)
+        w += delta
+        if np.abs(delta).max() < 1e-9:
+            break
+    return {"a": float(w[1]), "b": float(w[0]), "judgments": int(len(y))}
+
+
 # ---------------------------------------------------------------------- the replay file
 def build_replay(data_dir: Path, work: Path, out: Path = REPLAY_FILE) -> dict[str, Any]:
     """Write the combiner's training rows (pair features, labels) from the cached scores the

@@ -280,7 +280,7 @@ def test_cli_adapt_json_and_reset(proj: Project, capsys: pytest.CaptureFixture[s
     path = str(proj.path)
     assert main(["adapt", path, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["judgments"] == {"pair": F.N_PAIRS, "sentence": 0}
+    assert data["judgments"] == {"pair": F.N_PAIRS, "sentence": 0, "arc": 0}
     assert data["made_blind"] + data["made_with_marks_visible"] == F.N_PAIRS
     assert data["version"].startswith(data["base_version"] + "+p")
     assert main(["adapt", path, "--reset", "--json"]) == 0
@@ -306,7 +306,7 @@ def test_sentence_judgments_calibrate_and_adapt_at_sentence_level(proj: Project)
     assert fits[0].level == "sentence" and fits[0].n_judgments == 20
     assert fits[0].metrics["made_blind"] == 20
     report = adapt_project(proj)
-    assert report.judgments == {"pair": 0, "sentence": 20} and report.made_blind == 20
+    assert report.judgments == {"pair": 0, "sentence": 20, "arc": 0} and report.made_blind == 20
     assert report.balanced_accuracy_after > report.balanced_accuracy_before  # type: ignore[operator]
     assert proj.current_versions()["combined"] != version
 
@@ -328,3 +328,72 @@ def test_cli_errors_are_one_line_and_name_the_project(
     assert "no project model yet; adapt first" in err and len(err.strip().splitlines()) == 1
     assert main(["calibrate", str(path), "--checker", "nosuch"]) == 2
     assert "no scores from 'nosuch'" in capsys.readouterr().err
+
+
+def test_arc_judgments_fit_an_arc_head_in_both_paths(proj: Project) -> None:
+    from sqlalchemy import func
+
+    from app.store.schema import ArcRow, SentenceRow
+
+    base = proj.current_versions()["combined"]
+    with proj.session() as s:
+        first_arcs = s.execute(
+            select(SentenceRow.output_id, func.min(ArcRow.id))
+            .join(ArcRow, ArcRow.sentence_id == SentenceRow.id)
+            .group_by(SentenceRow.output_id)
+        ).all()
+    # The editor finds every arc of a pair whose alignment is low not entailed.
+    for oid, arc_id in first_arcs:
+        (sent,) = proj.sentences(output_id=oid)
+        yes = F.editor_supports(oid - 1)
+        proj.judge(
+            JudgmentKey(oid, "arc", sentence_id=sent.id, arc_id=arc_id),
+            JudgmentValue("supported" if yes else "unsupported"),
+        )
+    report = adapt_project(proj)
+    assert report.judgments["arc"] == len(first_arcs)
+    head = active_model(proj)
+    assert head is not None and head.arc is not None
+    old = {a: sc for a, sc in _arc_scores(proj, base)}
+    new = dict(_arc_scores(proj, report.version))
+    assert old.keys() == new.keys()
+    for arc_id, value in new.items():
+        assert value == pytest.approx(head.arc_score(old[arc_id]))
+    # A pair re-scored by analysis gets the same arc scores.
+    first = proj.output_ids()[0]
+    with proj.session() as s:
+        s.execute(
+            delete(PairScoreRow).where(
+                PairScoreRow.version == report.version, PairScoreRow.output_id == first
+            )
+        )
+    analyze(proj, F.checkers())
+    again = dict(_arc_scores(proj, report.version))
+    assert again == pytest.approx(new)
+
+
+def _arc_scores(project: Project, version: str) -> list[tuple[int, float]]:
+    with project.session() as s:
+        return [
+            (a, sc)
+            for a, sc in s.execute(
+                select(ArcScoreRow.arc_id, ArcScoreRow.score).where(
+                    ArcScoreRow.checker == "combined", ArcScoreRow.version == version
+                )
+            )
+        ]
+
+
+def test_arc_head_moves_arc_scores_towards_the_judgments() -> None:
+    from models.checkers.adapted import Head, identity_spec
+    from models.checkers.combined import load_combiner
+    from models.training.adapt import fit_arc_head
+
+    scores = np.linspace(0.05, 0.95, 40)
+    y = (scores > 0.7).astype(float)  # this editor rejects arcs the model finds likely (< 0.7)
+    arc = fit_arc_head(scores, y)
+    assert arc is not None and arc["judgments"] == 40
+    head = Head({**identity_spec(load_combiner(), "v"), "arc": arc})
+    assert head.arc_score(0.6) < 0.5 < head.arc_score(0.85)  # type: ignore[operator]
+    assert fit_arc_head(scores[:5], y[:5]) is None  # too few to move anything
+    assert fit_arc_head(scores, np.ones(40)) is None  # one kind only
