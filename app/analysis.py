@@ -163,6 +163,10 @@ def analyze(
     """
     if report is None:
         report = AnalysisReport()
+    from app.learning.adapt import apply_project_model
+
+    # A project adapted to its editor scores new pairs with its own head (issue 14).
+    checkers = apply_project_model(project, checkers)
     report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
     todo = {c.name: set(pending(project, c)) for c in checkers}
     total_pairs = project.count_pairs()

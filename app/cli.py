@@ -1,7 +1,7 @@
 """The ``factdesk`` command line.
 
 Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``export``, ``stats``,
-``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` on import, analyze and
+``demo``, ``open``, ``eval``, ``calibrate``, ``adapt``; no subcommand opens the window. ``--json`` on import, analyze and
 stats prints one JSON object on stdout. Errors exit non-zero with a one-line reason on stderr.
 """
 
@@ -154,6 +154,10 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("open", help="open a project in the window")
     c.add_argument("project")
     c.set_defaults(func=_cmd_window)
+
+    from app.learning.cli import add_parsers as add_learning_parsers
+
+    add_learning_parsers(sub)  # calibrate, adapt
 
     c = sub.add_parser("eval", help="measure the checkers on the shared evaluation data")
     c.add_argument("rest", nargs=argparse.REMAINDER)

@@ -60,6 +60,10 @@ class PairTableModel(QAbstractTableModel):
         self.arcs_shown = True
         #: True in blind and AIS modes: the score columns show nothing and sort by import order.
         self.scores_hidden = False
+        #: Why each pair is where the "next most useful" queue puts it (ID tooltip).
+        self.reasons: dict[int, str] = {}
+        #: The queue's order (output id -> place): the ID column sorts by it while set.
+        self.rank: dict[int, int] | None = None
 
     def set_scores_hidden(self, hidden: bool) -> None:
         """Hide or show the model's scores (Lowest, Arcs) without reloading the rows."""
@@ -201,7 +205,9 @@ class PairTableModel(QAbstractTableModel):
             return icon(lr.status.replace(" ", "_"))
         elif role == Qt.ItemDataRole.ToolTipRole:
             if col == COL_ID:
-                return r.external_id  # the column may cut a long id
+                why = None if self.scores_hidden else self.reasons.get(r.output_id)
+                # The column may cut a long id; the queue says why the pair is where it is.
+                return r.external_id if why is None else f"{r.external_id}\nWhy here: {why}"
             if col == COL_SYSTEM:
                 return r.system or ""
             if col == COL_STATUS:
@@ -212,6 +218,8 @@ class PairTableModel(QAbstractTableModel):
                 return f"{self.checker_label} scores sentences, not arcs"
         elif role == SortRole:
             if col == COL_ID:
+                if self.rank is not None:
+                    return self.rank.get(r.output_id, len(self.rank))
                 return r.output_id
             if col == COL_SYSTEM:
                 return r.system or ""
@@ -245,26 +253,11 @@ class PairFilterProxy(QSortFilterProxyModel):
         self.error_type: str | None = None
         self.search_hits: set[int] | None = None
         self.disagree_ids: set[int] | None = None  # "Reviewers disagree": these pairs only
-        #: {output id: priority}: when set, only these pairs, highest priority first (a queue
-        #: such as "unfamiliar-entity descriptions first"). Model-derived, so ignored while
-        #: scores are hidden (blind and AIS modes).
-        self.priority: dict[int, float] | None = None
-
-    def _priority_on(self) -> bool:
-        model = self.sourceModel()
-        return self.priority is not None and not (
-            isinstance(model, PairTableModel) and model.scores_hidden
-        )
-
-    def lessThan(self, left: Index, right: Index) -> bool:
-        if self._priority_on():
-            assert self.priority is not None
-            a = self.priority.get(left.data(OutputIdRole), float("-inf"))
-            b = self.priority.get(right.data(OutputIdRole), float("-inf"))
-            if a != b:
-                return a > b  # ascending order puts the highest priority on top
-            return bool(left.data(OutputIdRole) < right.data(OutputIdRole))
-        return super().lessThan(left, right)
+        #: Only these pairs (the editor-vs-model disagreement queue filter), None for all.
+        self.queue_ids: set[int] | None = None
+        #: Only these pairs, while scores are shown (a model-derived queue such as "unfamiliar-
+        #: entity descriptions first"; its order is the source model's ``rank``).
+        self.priority_ids: set[int] | None = None
 
     def set_filters(self, **values: object) -> None:
         """Set any of the filter attributes (None clears one) and refilter once."""
@@ -301,6 +294,10 @@ class PairFilterProxy(QSortFilterProxyModel):
             return False
         if self.disagree_ids is not None and r.output_id not in self.disagree_ids:
             return False
-        if self._priority_on() and r.output_id not in self.priority:  # type: ignore[operator]
+        if self.priority_ids is not None and r.output_id not in self.priority_ids:
+            model = self.sourceModel()
+            if not (isinstance(model, PairTableModel) and model.scores_hidden):
+                return False
+        if self.queue_ids is not None and r.output_id not in self.queue_ids:
             return False
         return True

@@ -57,6 +57,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "blind": "B",
     "ais": "I",
     "undo": "U",
+    "next_useful": "N",
 }
 
 ALL_SETTINGS: tuple[Setting[Any], ...] = (

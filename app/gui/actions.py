@@ -78,6 +78,14 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             SUBMENU + "checkers:Analyse &with",
             ActionSpec("analyse_nli_dir", "Analyse with own &NLI model directory…"),
             ActionSpec("cancel_analysis", "&Cancel analysis"),
+            SEPARATOR,
+            ActionSpec("calibrate", "Calibrate &threshold from my judgments"),
+            ActionSpec("adapt", "Adapt to my &judgments"),
+            ActionSpec(
+                "bundled_model",
+                "Use the &bundled model (not the one adapted to this project)",
+                checkable=True,
+            ),
         ),
     ),
     (
@@ -89,6 +97,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("dark", "&Dark theme", checkable=True),
         ),
     ),
+    ("&Help", (ActionSpec("help_learning", "&Calibration and adaptation…"),)),
 )
 
 #: Menu entries whose judging key is shown beside them (action id -> keymap action). The key

@@ -195,7 +195,7 @@ def toggle_unfamiliar_first(window: MainWindow, on: bool) -> None:
         queue: dict[int, tuple[float, str]] = result  # type: ignore[assignment]
         if not window.actions_["unfamiliar_first"].isChecked():
             return  # switched off while it ran
-        window.pairs.set_priority({oid: p for oid, (p, _reason) in queue.items()})
+        window.pairs.set_priority(queue)
         top = max(queue.values(), default=None)
         bar.showMessage(
             f"{len(queue)} pairs with a non-entailed entity description"

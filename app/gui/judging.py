@@ -84,6 +84,10 @@ class JudgingController(QObject):
         self.set_keys(self.keys_text)
         #: Move the pair list by +1/-1; True when it moved (set by the window).
         self.step_pair: Callable[[int], bool] = lambda _step: False
+        #: Jumps to the next pair of the "next most useful" queue (the window's queue control).
+        self.jump_useful: Callable[[], object] = lambda: self.message.emit(
+            "No queue in this window", 3000
+        )
         self._quiet = False
         #: Output id -> the claims of its answer read with its question (see app/gui/claims.py).
         self.claims: dict[int, tuple[str, ...]] = {}
@@ -337,6 +341,7 @@ class JudgingController(QObject):
             "blind": lambda: self.set_blind(not self.blind),
             "ais": lambda: self.set_ais(not self.ais_mode),
             "undo": self.undo_stack.undo,
+            "next_useful": lambda: self.jump_useful(),
         }
         handlers[action]()
 

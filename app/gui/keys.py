@@ -36,6 +36,7 @@ DESCRIPTIONS: dict[str, str] = {
     "blind": "blind mode (hide model marks)",
     "ais": "AIS two-stage mode",
     "undo": "undo the last decision",
+    "next_useful": "next most useful pair (the queue: errors and doubts first)",
 }
 
 #: Keys the window keeps for itself: 1-9 pick an error type.

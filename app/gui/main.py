@@ -40,6 +40,7 @@ from app.gui.claims import ClaimFetcher
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
+from app.gui.learning import LearningPanel
 from app.gui.pairlist import PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import menu_text, plain_label
@@ -128,6 +129,8 @@ class MainWindow(QMainWindow):
         self.threshold.setValue(self.settings.get(S.THRESHOLD))
         tb.addWidget(QLabel(" Threshold "))
         tb.addWidget(self.threshold)
+        self.learning = LearningPanel(self)  # calibration, queue order, adaptation (issue 14)
+        tb.addWidget(self.learning.calibration_label)
         tb.addSeparator()
 
         # ---- status bar
@@ -166,6 +169,7 @@ class MainWindow(QMainWindow):
             "zoom_in": lambda: self.zoom(1),
             "zoom_out": lambda: self.zoom(-1),
             "dark": self.toggle_dark,
+            **self.learning.slots(),
         }
         self.actions_ = build_actions(self, slots, self.undo_stack, tb)
         self.blind_action = self.actions_["blind"]
@@ -223,6 +227,7 @@ class MainWindow(QMainWindow):
         )
         self.analysis.finished.connect(self._analysis_finished)
         self.adjudication = AdjudicationMode(self)
+        self.learning.wire()
 
     # ================================================================== controller state
     # Read-only views of the judging controller's state (scripts and tests use these names).

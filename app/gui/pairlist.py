@@ -273,9 +273,17 @@ class PairList(QWidget):
                 return
         self.select_first()
 
-    def set_priority(self, priority: dict[int, float] | None) -> None:
-        """Show only these pairs, highest priority first; None goes back to the column sort."""
-        self.proxy.set_filters(priority=priority)
+    def set_priority(self, priority: dict[int, tuple[float, str]] | None) -> None:
+        """Show only these pairs, highest priority first, each with why (the ID tooltip);
+        None goes back to the column sort. Same order mechanism as the learning queue."""
+        if priority is None:
+            self.model.rank, self.model.reasons = None, {}
+            self.proxy.set_filters(priority_ids=None)
+        else:
+            ranked = sorted(priority, key=lambda oid: (-priority[oid][0], oid))
+            self.model.rank = {oid: n for n, oid in enumerate(ranked)}
+            self.model.reasons = {oid: why for oid, (_p, why) in priority.items()}
+            self.proxy.set_filters(priority_ids=set(priority))
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.proxy.invalidate()
         self._after_filter()

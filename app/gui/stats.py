@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.gui.agreement_tab import add_agreement_tab
+from app.gui.learning_plots import learning_plots
 from app.gui.plaintext import mpl_text
 from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
 from app.store import Project
@@ -153,6 +154,7 @@ class StatsDialog(QDialog):
                 "error types by system",
                 lambda f: errors_by_system(f, error_types_by_system(project)),
             ),
+            *learning_plots(project, checker, version, label, thr),
         ):
             fig = Figure(figsize=(7, 5), layout="tight")
             draw(fig)

@@ -238,3 +238,49 @@ class AuditEntry(Base):
     after: Mapped[dict | None] = mapped_column(JSON)
     ref: Mapped[int | None] = mapped_column(Integer)
     annotator: Mapped[str] = mapped_column(String)
+
+
+class Calibration(Base):
+    """A threshold and a probability fitted to the editor's judgments (issue 14).
+
+    One per checker version and level (pair, sentence, arc): ``threshold`` is the score below
+    which an item counts as unsupported, fitted for balanced accuracy or, with
+    ``target_recall``, as the lowest threshold that flags that share of what the editor
+    rejected. ``probability`` holds the calibrated probability (Platt or isotonic); ``metrics``
+    what the fit reached on the judgments it rests on (``n_judgments``).
+    """
+
+    __tablename__ = "calibrations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checker: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    level: Mapped[str] = mapped_column(String)
+    threshold: Mapped[float] = mapped_column(Float)
+    target_recall: Mapped[float | None] = mapped_column(Float)
+    probability: Mapped[dict] = mapped_column(JSON)
+    metrics: Mapped[dict] = mapped_column(JSON)
+    n_judgments: Mapped[int] = mapped_column(Integer)
+    fitted_at: Mapped[datetime] = mapped_column(DateTime)
+    __table_args__ = (UniqueConstraint("checker", "version", "level"),)
+
+
+class ProjectModel(Base):
+    """A checker head adapted to this project's judgments; it travels inside the project file.
+
+    ``spec`` is everything needed to score with it (no file outside the project is read but the
+    bundled model it adapts, named by ``base_version``). ``version`` is the version its scores
+    are stored under. At most one row per checker is ``active``; none active means the bundled
+    model is used.
+    """
+
+    __tablename__ = "project_models"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checker: Mapped[str] = mapped_column(String)
+    base_version: Mapped[str] = mapped_column(String)
+    version: Mapped[str] = mapped_column(String)
+    spec: Mapped[dict] = mapped_column(JSON)
+    n_judgments: Mapped[int] = mapped_column(Integer)
+    n_visible: Mapped[int] = mapped_column(Integer)
+    n_blind: Mapped[int] = mapped_column(Integer)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    fitted_at: Mapped[datetime] = mapped_column(DateTime)

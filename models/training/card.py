@@ -50,6 +50,12 @@ def _later_parts(bundle: Path) -> list[str]:
             f"({cb['trained_on']['faithful']} faithful); cross-validated AUC there "
             f"{cb['cv_auc']:.3f}."
         )
+    if (bundle / "combiner_replay.json").is_file():
+        lines.append(
+            "* `combiner_replay.json` - the combiner's training rows (pair features and labels), "
+            "replayed when `factdesk adapt` fits a project's own head (`python -m "
+            "models.training.adapt --build-replay` writes it from the combiner stage's cache)."
+        )
     return lines
 
 

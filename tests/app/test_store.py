@@ -145,4 +145,4 @@ def test_a_revision_0001_project_is_upgraded_on_open(tmp_path: Path, pairs_file:
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
             judgment_columns = {c["name"] for c in inspect(conn).get_columns("judgments")}
         assert "role" in judgment_columns  # 0004: several reviewers
-        assert version == db.head_revision()
+        assert version == db.head_revision() == "0004"
