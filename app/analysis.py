@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -124,13 +124,53 @@ def load_checkers(
     return loaded
 
 
-def pending(project: Project, checker: Checker) -> list[int]:
+def pending(project: Project, checker: CheckerInfo) -> list[int]:
     """Outputs without a score from this checker's current version, in import order."""
     with project.session() as s:
         done = select(PairScoreRow.output_id).where(
             PairScoreRow.checker == checker.name, PairScoreRow.version == checker.version
         )
         return list(s.scalars(select(Output.id).where(Output.id.not_in(done)).order_by(Output.id)))
+
+
+class CheckerInfo(Protocol):
+    """What storing a checker's results needs of it: who it is (a loaded checker has these)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def grain(self) -> str: ...
+
+
+def runtime_of(checker: object) -> str:
+    """Where and how a checker computes its scores ("cpu int8", "cuda fp16", "cpu" for rules)."""
+    return str(getattr(checker, "runtime", None) or "cpu")
+
+
+def plan(
+    project: Project, checkers: Sequence[CheckerInfo], report: AnalysisReport
+) -> tuple[dict[str, set[int]], list[int]]:
+    """What each checker still has to score, and all of it in import order; fills ``report``.
+
+    With nothing to do, runs left "running" by a process that is gone are recorded as
+    interrupted (a run that starts does that itself).
+    """
+    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
+    todo = {c.name: set(pending(project, c)) for c in checkers}
+    total_pairs = project.count_pairs()
+    for rep in report.checkers:
+        rep.already_scored = total_pairs - len(todo[rep.name])
+    union = sorted(set().union(*todo.values())) if todo else []
+    if not union:
+        _record_dead_runs(project)
+    return todo, union
 
 
 def analyze(
@@ -162,18 +202,12 @@ def analyze(
     """
     if report is None:
         report = AnalysisReport()
-    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
-    todo = {c.name: set(pending(project, c)) for c in checkers}
-    total_pairs = project.count_pairs()
-    for rep in report.checkers:
-        rep.already_scored = total_pairs - len(todo[rep.name])
-    union = sorted(set().union(*todo.values())) if todo else []
+    todo, union = plan(project, checkers, report)
     if not union:
-        _record_dead_runs(project)
         return report
     parser = pipeline_version()
-    limit = _max_chars()
-    runs = _start_runs(project, [c for c in checkers if todo[c.name]], parser)
+    limit = max_chars()
+    runs = start_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
     status, error = "interrupted", None
     try:
@@ -181,36 +215,14 @@ def analyze(
         while True:
             if should_stop is not None and should_stop():
                 raise Cancelled("analysis cancelled")
-            need, rest = _claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
+            need, rest = claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
             if not need:
                 break
             ids = list(need)
-            texts = _texts(project, ids)
-            refused = _too_long(texts, limit)
-            docs = _parse(
-                {oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop
+            chunk = score_chunk(
+                checkers, pair_texts(project, ids), need, limit=limit, should_stop=should_stop
             )
-            idmaps = _store_parse(project, docs)
-            results: list[tuple[Checker, list[PairScore]]] = []
-            for checker in checkers:
-                mine = [oid for oid in ids if checker.name in need[oid] and oid in docs]
-                if not mine:
-                    continue
-                batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
-                results.append((checker, checker.score(batch, should_stop=should_stop)))
-            unchecked = {
-                checker.name: {
-                    oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
-                }
-                for checker in checkers
-                if any(checker.name in need[oid] for oid in refused)
-            }
-            _store_scores(project, runs, results, unchecked, idmaps, report, ids)
-            report.not_checked_pairs += [
-                NotChecked(oid, _external_id(project, oid), refused[oid])
-                for oid in ids
-                if oid in refused
-            ]
+            store_chunk(project, checkers, runs, need, chunk, report)
             done += len(ids)
             if progress is not None:
                 progress(done, len(union) - len(report.left_to_others))
@@ -228,13 +240,80 @@ def analyze(
         raise
     finally:
         report.status = status
-        _finish_runs(project, runs, status, error)
+        finish_runs(project, runs, status, error)
     return report
 
 
-def _claim_chunk(
-    project: Project,
+@dataclass(frozen=True)
+class ChunkResult:
+    """What scoring one chunk gave: parses, pairs refused (with why) and each checker's scores.
+
+    Plain picklable values, so a chunk scored in another process (a Ray worker) is stored by
+    :func:`store_chunk` exactly as one scored here.
+    """
+
+    docs: dict[int, tuple[ParsedText, ParsedText]]
+    refused: dict[int, str]
+    results: list[tuple[str, list[PairScore]]]  # (checker name, scores), in checker order
+
+
+def score_chunk(
     checkers: Sequence[Checker],
+    texts: dict[int, tuple[str, str]],
+    need: dict[int, set[str]],
+    *,
+    limit: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ChunkResult:
+    """Parse and score one chunk: no project, no writes (the same code runs in Ray workers).
+
+    Args:
+        checkers: loaded checkers, run in this order.
+        texts: {output id: (source text, output text)}.
+        need: {output id: names of the checkers that still need it}.
+        limit: the parser's length limit (characters); None reads it from the parser.
+        should_stop: checked by the parser and the checkers between batches.
+    """
+    refused = _too_long(texts, max_chars() if limit is None else limit)
+    docs = _parse({oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop)
+    results: list[tuple[str, list[PairScore]]] = []
+    for checker in checkers:
+        mine = [oid for oid in need if checker.name in need[oid] and oid in docs]
+        if not mine:
+            continue
+        batch = [PairInput(oid, docs[oid][0], docs[oid][1]) for oid in mine]
+        results.append((checker.name, checker.score(batch, should_stop=should_stop)))
+    return ChunkResult(docs, refused, results)
+
+
+def store_chunk(
+    project: Project,
+    checkers: Sequence[CheckerInfo],
+    runs: dict[str, int],
+    need: dict[int, set[str]],
+    chunk: ChunkResult,
+    report: AnalysisReport,
+) -> None:
+    """Write one scored chunk: parses, scores, not-checked records; the chunk's claims go."""
+    ids = list(need)
+    refused = chunk.refused
+    idmaps = _store_parse(project, chunk.docs)
+    unchecked = {
+        checker.name: {
+            oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
+        }
+        for checker in checkers
+        if any(checker.name in need[oid] for oid in refused)
+    }
+    _store_scores(project, runs, chunk.results, unchecked, idmaps, report, ids)
+    report.not_checked_pairs += [
+        NotChecked(oid, _external_id(project, oid), refused[oid]) for oid in ids if oid in refused
+    ]
+
+
+def claim_chunk(
+    project: Project,
+    checkers: Sequence[CheckerInfo],
     runs: dict[str, int],
     todo: dict[str, set[int]],
     rest: list[int],
@@ -299,7 +378,7 @@ def _claim_chunk(
     return need, rest[pos:]
 
 
-def _max_chars() -> int:
+def max_chars() -> int:
     """The parser's length limit (characters) for one text."""
     return int(load_pipeline().max_length)
 
@@ -436,7 +515,7 @@ def _record_dead_runs(project: Project) -> None:
             _interrupt(s, dead)
 
 
-def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
+def start_runs(project: Project, checkers: Sequence[CheckerInfo], parser: str) -> dict[str, int]:
     """Start a run per checker; runs left by processes that are gone are recorded first."""
     owner = _owner(parser)
     with project.write_session() as s:
@@ -449,7 +528,8 @@ def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
                 version=checker.version,
                 display_name=checker.display_name,
                 grain=checker.grain,
-                settings=dict(owner),
+                # Which device and precision scored this run's pairs (stats, the window).
+                settings={**owner, "runtime": runtime_of(checker)},
                 started_at=now(),
                 status="running",
                 scored=0,
@@ -462,7 +542,7 @@ def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
     return runs
 
 
-def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
+def finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
     """Record how the runs ended; if that cannot be written now, the next run will see them
     left by a process that is gone and record them as interrupted."""
     with _active_lock:
@@ -482,7 +562,7 @@ def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str
             raise
 
 
-def _texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+def pair_texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     with project.session() as s:
         rows = s.execute(
             select(Output.id, Source.text, Output.text)
@@ -593,7 +673,7 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
 def _store_scores(
     project: Project,
     runs: dict[str, int],
-    results: list[tuple[Checker, list[PairScore]]],
+    results: list[tuple[str, list[PairScore]]],
     unchecked: dict[str, dict[int, str]],
     idmaps: IdMaps,
     report: AnalysisReport,
@@ -627,10 +707,10 @@ def _store_scores(
                 ),
             )
             reps[name].not_checked_pairs += len(reasons)
-        for checker, scores in results:
-            run_id = runs[checker.name]
-            common = {"run_id": run_id, "checker": checker.name, "version": checker.version}
-            project.replace_scores(s, checker.name, checker.version, [p.key for p in scores])  # type: ignore[misc]
+        for name, scores in results:
+            run_id = runs[name]
+            common = {"run_id": run_id, "checker": name, "version": versions[name]}
+            project.replace_scores(s, name, versions[name], [p.key for p in scores])  # type: ignore[misc]
             pair_rows, sent_rows, arc_rows = [], [], []
             for p in scores:
                 sents, arcs = idmaps[p.key]  # type: ignore[index]
@@ -660,7 +740,7 @@ def _store_scores(
                     aid = arcs.get((a.sentence, a.arc))
                     if aid is not None:
                         arc_rows.append({**common, "arc_id": aid, "score": a.score})
-                rep = reps[checker.name]
+                rep = reps[name]
                 report.pairs.add(p.key)  # type: ignore[arg-type]
                 rep.scored += 1
                 rep.sentences += len(p.sentences)

@@ -8,6 +8,8 @@ stats prints one JSON object on stdout. Errors exit non-zero with a one-line rea
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import sys
@@ -84,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
         "--model-dir", help="own model directory for checkers that take one (nli, dae, support)"
     )
     c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _engine_args(c)
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_analyze)
 
@@ -249,16 +252,55 @@ def load_checkers(
     return list(load(names, device=device, model_dir=model_dir))
 
 
-def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import AnalysisReport, analyze
-    from app.store import Project
+def _engine_args(c: argparse.ArgumentParser) -> None:
+    """--engine and its settings (analyze, score)."""
+    c.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="where to score: this process, or Ray workers (the 'ray' extra)",
+    )
+    c.add_argument("--address", help="Ray cluster to use (default: start one on this machine)")
+    c.add_argument("--workers", type=int, help="Ray scoring workers (default: one per CPU)")
+    c.add_argument(
+        "--shard-size", type=int, default=32, help="pairs scored and written together (32)"
+    )
+
+
+def _engine(args: argparse.Namespace) -> contextlib.AbstractContextManager[Callable[..., Any]]:
+    """The analysis to run, ``run(project, progress=, report=)``: here, or on Ray workers."""
+    if args.shard_size < 1:
+        raise FactDeskError(f"--shard-size must be at least 1, not {args.shard_size}")
+    if args.engine == "ray":
+        from app.engines.ray_engine import ray_analysis
+
+        return ray_analysis(
+            args.checker,
+            address=args.address,
+            workers=args.workers,
+            device=args.device,
+            model_dir=args.model_dir,
+            chunk_size=args.shard_size,
+        )
+    if args.address is not None or args.workers is not None:
+        raise FactDeskError("--address and --workers go with --engine ray")
+    from app.analysis import analyze
 
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    return contextlib.nullcontext(
+        functools.partial(analyze, checkers=checkers, chunk_size=args.shard_size)
+    )
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from app.analysis import AnalysisReport
+    from app.store import Project
+
     report = AnalysisReport()
-    with Project.open(args.project) as project:
+    with _engine(args) as run, Project.open(args.project) as project:
         update, close = _bar("analysing", not args.json)
         try:
-            analyze(project, checkers, progress=update, report=report)
+            run(project, progress=update, report=report)
         except KeyboardInterrupt:
             if args.json:  # scripts get their object on Ctrl-C too
                 _emit(args, report.to_json(), "")
