@@ -334,12 +334,13 @@ def ray_analysis(
     device: str = "auto",
     model_dir: str | None = None,
     chunk_size: int = 32,
-) -> Iterator[Callable[..., AnalysisReport]]:
-    """A pool for the time of a ``with``, as ``run(project, progress=, report=, ...)``."""
+) -> Iterator[tuple[Callable[..., AnalysisReport], list[CheckerSpec]]]:
+    """A pool for the time of a ``with``: ``run(project, progress=, report=, ...)`` and the
+    checkers its workers loaded."""
     with RayPool(
         names, address=address, workers=workers, device=device, model_dir=model_dir
     ) as pool:
-        yield functools.partial(analyze_on_ray, pool=pool, chunk_size=chunk_size)
+        yield functools.partial(analyze_on_ray, pool=pool, chunk_size=chunk_size), pool.checkers
 
 
 def _first_line(exc: BaseException) -> str:

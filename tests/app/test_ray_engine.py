@@ -31,16 +31,11 @@ from app.engines.ray_engine import (
 from app.io.importer import import_file
 from app.store import Project
 from app.store.schema import (
-    ArcRow,
-    ArcScoreRow,
     Claim,
-    Output,
-    PairScoreRow,
     Run,
-    SentenceRow,
-    SentenceScoreRow,
 )
 from models.errors import EngineError
+from tests.app.rows import analysis_rows
 from tests.conftest import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,50 +71,6 @@ def make_project(path: Path, records: list[dict[str, Any]]) -> Project:
 def demo_records(n: int | None = None) -> list[dict[str, Any]]:
     lines = DEMO.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines[:n]]
-
-
-def analysis_rows(project: Project) -> dict[str, Any]:
-    """Everything an analysis wrote, keyed by what it means (pair id, sentence and arc index),
-    not by row ids, which depend on the order chunks were written in."""
-    with project.session() as s:
-        ext = dict(s.execute(select(Output.id, Output.external_id)).all())
-        sent = {
-            sid: (ext[oid], idx)
-            for sid, oid, idx in s.execute(
-                select(SentenceRow.id, SentenceRow.output_id, SentenceRow.idx).where(
-                    SentenceRow.output_id.is_not(None)
-                )
-            )
-        }
-        arc = {
-            aid: (*sent[sid], idx)
-            for aid, sid, idx in s.execute(select(ArcRow.id, ArcRow.sentence_id, ArcRow.idx))
-        }
-        runs = {r.id: r for r in s.scalars(select(Run))}
-        return {
-            "pairs": sorted(
-                (ext[r.output_id], r.checker, r.version, r.score, r.not_checked, r.reason)
-                for r in s.scalars(select(PairScoreRow))
-            ),
-            "sentences": sorted(
-                (*sent[r.sentence_id], r.checker, r.version, r.score, r.min_arc)
-                + (tuple(r.evidence or ()), r.omitted, r.not_checked)
-                for r in s.scalars(select(SentenceScoreRow))
-            ),
-            "arcs": sorted(
-                (*arc[r.arc_id], r.checker, r.version, r.score)
-                for r in s.scalars(select(ArcScoreRow))
-            ),
-            "parsed": sorted(
-                (ext[oid], idx, text)
-                for oid, idx, text in s.execute(
-                    select(SentenceRow.output_id, SentenceRow.idx, SentenceRow.text).where(
-                        SentenceRow.output_id.is_not(None)
-                    )
-                )
-            ),
-            "run_scored": sorted((r.checker, r.version, r.scored) for r in runs.values()),
-        }
 
 
 def claims(project: Project) -> int:
@@ -286,3 +237,19 @@ def test_workers_without_ray_is_refused(tmp_path: Path, capsys: Any) -> None:
     make_project(path, demo_records(1)).close()
     assert cli.main(["analyze", str(path), "--workers", "2"]) == 2
     assert "--engine ray" in capsys.readouterr().err
+
+
+def test_cli_score_on_ray(tmp_path: Path, lexical_pool: RayPool, capsys: Any) -> None:
+    """A corpus scored on Ray into parts imports with the rows of a local run."""
+    records = demo_records(6)
+    expected = local_reference(tmp_path, records, ["lexical"], chunk_size=2)
+    src = write_jsonl(tmp_path / "in.jsonl", records)
+    argv = ["score", str(src), str(tmp_path / "out"), "--checker", "lexical", "--engine", "ray"]
+    assert cli.main([*argv, "--workers", "1", "--pairs-per-part", "4", "--shard-size", "2"]) == 0
+    capsys.readouterr()
+    with Project.create(tmp_path / "review.factdesk") as project:
+        for part in sorted((tmp_path / "out").glob("part-*.jsonl")):
+            import_file(project, part)
+        rows = analysis_rows(project)
+    rows.pop("run_scored"), expected.pop("run_scored")
+    assert rows == expected
