@@ -149,9 +149,10 @@ class CheckerInfo(Protocol):
     def grain(self) -> str: ...
 
 
-def runtime_of(checker: object) -> str:
-    """Where and how a checker computes its scores ("cpu int8", "cuda fp16", "cpu" for rules)."""
-    return str(getattr(checker, "runtime", None) or "cpu")
+def runs_on(checker: object) -> str:
+    """Where and how a checker computes its scores: "cpu int8", "cuda fp16"; "cpu" for a rule
+    with no model (the lexical baseline)."""
+    return str(getattr(checker, "runs_on", None) or "cpu")
 
 
 def plan(
@@ -529,7 +530,7 @@ def start_runs(project: Project, checkers: Sequence[CheckerInfo], parser: str) -
                 display_name=checker.display_name,
                 grain=checker.grain,
                 # Which device and precision scored this run's pairs (stats, the window).
-                settings={**owner, "runtime": runtime_of(checker)},
+                settings={**owner, "runs_on": runs_on(checker)},
                 started_at=now(),
                 status="running",
                 scored=0,

@@ -421,6 +421,11 @@ def _cmd_stats(args: argparse.Namespace) -> int:
             f"mean pair score {'-' if mean is None else f'{mean:.3f}'}, "
             f"{info['not_checked_sentences']} sentences not checked"
         )
+        if info.get("runs_on"):
+            lines.append(
+                "  scored on "
+                + ", ".join(f"{where} ({n} pairs)" for where, n in info["runs_on"].items())
+            )
     if st["judgment_labels"]:
         lines.append(
             "judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items())

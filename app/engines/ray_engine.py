@@ -21,6 +21,7 @@ Ray is an optional extra (``pip install 'factdesk[ray]'``) imported only here an
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -79,13 +80,13 @@ def start_cluster(address: str | None = None, *, cpus: int | None = None) -> Non
 
 @dataclass(frozen=True)
 class CheckerSpec:
-    """A checker as the driver knows it: who it is, and where and how it ran (see ``runtime``)."""
+    """A checker as the driver knows it: who it is, and where and how it runs ("cpu int8")."""
 
     name: str
     version: str
     display_name: str
     grain: str
-    runtime: str
+    runs_on: str
 
 
 class ScoringWorker:
@@ -101,7 +102,7 @@ class ScoringWorker:
     def identity(self) -> tuple[str, list[CheckerSpec]]:
         """The parser's version and the checkers loaded, as the driver records them."""
         specs = [
-            CheckerSpec(c.name, c.version, c.display_name, c.grain, analysis.runtime_of(c))
+            CheckerSpec(c.name, c.version, c.display_name, c.grain, analysis.runs_on(c))
             for c in self._checkers
         ]
         return analysis.pipeline_version(), specs
@@ -173,7 +174,13 @@ class RayPool:
                     "models on every node"
                 )
         self.parser: str = parser
-        self.checkers: list[CheckerSpec] = first
+        # Workers on different nodes may run on different devices: the runs say all of them.
+        self.checkers: list[CheckerSpec] = [
+            dataclasses.replace(
+                spec, runs_on=", ".join(dict.fromkeys(ids[1][n].runs_on for ids in identities))
+            )
+            for n, spec in enumerate(first)
+        ]
 
     def _init(self, address: str | None, workers: int | None) -> None:
         try:

@@ -83,6 +83,7 @@ class NLISentenceChecker:
         self._torch = torch
         self._device = torch_device(device)
         self._model.to(self._device).eval()
+        self.runs_on = f"{self._device} fp32 (torch)"
         self._entail = entailment_index(self._model.config.id2label)
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))

@@ -104,7 +104,7 @@ def test_ray_gives_the_rows_of_a_local_run(tmp_path: Path, lexical_pool: RayPool
         assert statuses(project) == ["done"] and claims(project) == 0
         with project.session() as s:
             run = s.scalars(select(Run)).one()
-            assert run.settings is not None and run.settings["runtime"] == "cpu"
+            assert run.settings is not None and run.settings["runs_on"] == "cpu"
         assert analyze_on_ray(project, lexical_pool).checkers[0].scored == 0  # nothing left
     assert any(p[5] for p in got["pairs"]) and any(x[-1] for x in got["sentences"])
     assert got == expected
