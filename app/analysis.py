@@ -36,7 +36,7 @@ from app.store.schema import (
     Source,
 )
 from models.checkers.base import Checker, PairInput, PairScore
-from models.document import ParsedText
+from models.document import ParsedText, Sentence
 from models.errors import Cancelled, FactDeskError
 from models.parsing import load_pipeline, parse_many, pipeline_version
 
@@ -256,6 +256,23 @@ class ChunkResult:
     docs: dict[int, tuple[ParsedText, ParsedText]]
     refused: dict[int, str]
     results: list[tuple[str, list[PairScore]]]  # (checker name, scores), in checker order
+
+    def for_storage(self) -> ChunkResult:
+        """The same result with only what :func:`store_chunk` writes of the parses (sentences
+        and arcs; no tokens, no texts the project already holds): a fraction of the bytes to
+        send from a worker."""
+
+        def slim(doc: ParsedText, arcs: bool) -> ParsedText:
+            return ParsedText(
+                "",
+                tuple(
+                    Sentence(x.index, x.start, x.end, x.text, (), x.arcs if arcs else ())
+                    for x in doc.sentences
+                ),
+            )
+
+        docs = {oid: (slim(src, False), slim(out, True)) for oid, (src, out) in self.docs.items()}
+        return ChunkResult(docs, self.refused, self.results)
 
 
 def score_chunk(

@@ -111,7 +111,8 @@ class ScoringWorker:
         return os.getpid()
 
     def score(self, texts: dict[int, tuple[str, str]], need: dict[int, set[str]]) -> ChunkResult:
-        return analysis.score_chunk(self._checkers, texts, need, limit=self._limit)
+        chunk = analysis.score_chunk(self._checkers, texts, need, limit=self._limit)
+        return chunk.for_storage()
 
 
 class RayPool:
