@@ -96,11 +96,20 @@ class ScoringWorker:
     """
 
     def __init__(self, names: Sequence[str] | None, device: str, model_dir: str | None) -> None:
-        self._checkers = analysis.load_checkers(names, device=device, model_dir=model_dir)
-        self._limit = analysis.max_chars()
+        # A checker that cannot be loaded is told by the first call, as the error it is (an
+        # actor whose constructor raises dies, and Ray keeps only the text of why).
+        self._error: FactDeskError | None = None
+        self._checkers: list[Any] = []
+        try:
+            self._checkers = analysis.load_checkers(names, device=device, model_dir=model_dir)
+            self._limit = analysis.max_chars()
+        except FactDeskError as exc:
+            self._error = exc
 
     def identity(self) -> tuple[str, list[CheckerSpec]]:
         """The parser's version and the checkers loaded, as the driver records them."""
+        if self._error is not None:
+            raise self._error
         specs = [
             CheckerSpec(c.name, c.version, c.display_name, c.grain, analysis.runs_on(c))
             for c in self._checkers
@@ -111,6 +120,8 @@ class ScoringWorker:
         return os.getpid()
 
     def score(self, texts: dict[int, tuple[str, str]], need: dict[int, set[str]]) -> ChunkResult:
+        if self._error is not None:
+            raise self._error
         chunk = analysis.score_chunk(self._checkers, texts, need, limit=self._limit)
         return chunk.for_storage()
 
@@ -160,6 +171,12 @@ class RayPool:
         try:
             self.actors = [self._actor_class.remote(*self._args) for _ in range(workers)]
             identities = [self._get(a.identity.remote()) for a in self.actors]
+        except ray.exceptions.RayActorError as exc:  # died while starting: out of memory, ...
+            self.close()
+            why = str(exc).strip().splitlines()
+            raise EngineError(
+                f"a Ray worker died while loading the checkers: {why[-1][:300] if why else exc}"
+            ) from exc
         except BaseException:
             self.close()
             raise
@@ -197,14 +214,9 @@ class RayPool:
             return self._ray.get(ref)
         except self._ray.exceptions.RayTaskError as exc:
             cause = exc.cause if hasattr(exc, "cause") else None
-            if isinstance(cause, FactDeskError | Cancelled):
+            if isinstance(cause, FactDeskError):  # Cancelled included
                 raise cause from None
             raise EngineError(f"a Ray worker failed: {_first_line(cause or exc)}") from exc
-        except self._ray.exceptions.RayActorError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, FactDeskError):  # the checkers failed to load in __init__
-                raise cause from None
-            raise
 
     def replace(self, actor: Any) -> Any:
         """Start a new actor in place of one that died; returns it."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app import cli
 from app.analysis import analyze, load_checkers
@@ -30,11 +30,8 @@ from app.engines.ray_engine import (
 )
 from app.io.importer import import_file
 from app.store import Project
-from app.store.schema import (
-    Claim,
-    Run,
-)
-from models.errors import EngineError
+from app.store.schema import Claim, PairScoreRow, Run
+from models.errors import EngineError, FactDeskError
 from tests.app.rows import analysis_rows
 from tests.conftest import write_jsonl
 
@@ -187,8 +184,9 @@ def test_a_killed_driver_leaves_the_project_resumable(
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and proc.poll() is None:
-            with Project.open(path) as project:
-                if analysis_rows(project)["pairs"]:
+            with Project.open(path) as project, project.session() as s:
+                # One query: the driver is writing while this reads.
+                if s.scalar(select(func.count(PairScoreRow.id))):
                     break
             time.sleep(0.2)
         assert proc.poll() is None, "the analysis ended before it could be killed"
@@ -218,6 +216,11 @@ def test_cli_analyze_on_ray(tmp_path: Path, lexical_pool: RayPool, capsys: Any) 
     assert cli.main([*argv, "--workers", "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "done" and out["pairs_scored"] == 6
+
+
+def test_a_checker_the_workers_cannot_load_is_one_clear_error(lexical_pool: RayPool) -> None:
+    with pytest.raises(FactDeskError, match="Unknown checker 'no-such'"):
+        RayPool(["no-such"], workers=1)
 
 
 def test_ray_missing_is_one_clear_line(
