@@ -171,6 +171,8 @@ def score_corpus(
             "is a folder; name a .jsonl file or a folder without the suffix", path=str(out)
         )
     files = input_files(src)
+    if Path(src).is_dir() and Path(src).resolve() in (out.resolve(), *out.resolve().parents):
+        raise InputError("is inside the input folder; write the parts elsewhere", path=str(out))
     parts = plan_parts(files, pairs_per_part)
     folder.mkdir(parents=True, exist_ok=True)
     _check_manifest(folder, files, pairs_per_part, settings)

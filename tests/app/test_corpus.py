@@ -122,6 +122,8 @@ def test_another_runs_parts_are_refused(tmp_path: Path) -> None:
     (tmp_path / "full" / "notes.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(InputError, match="not empty"):
         score_corpus(src, tmp_path / "full", lexical_run(), settings=SETTINGS)
+    with pytest.raises(InputError, match="inside the input folder"):
+        score_corpus(tmp_path, tmp_path / "again.jsonl", lexical_run(), settings=SETTINGS)
 
 
 def test_cli_score(tmp_path: Path, capsys: Any) -> None:
