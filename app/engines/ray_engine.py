@@ -157,17 +157,26 @@ class RayPool:
             raise EngineError(f"--workers must be at least 1, not {workers}")
         self._ray = ray = import_ray()
         self._owns_cluster = False
+        self.actors: list[Any] = []
         if not ray.is_initialized():
             self._init(address, workers)
+        # A worker the cluster can never place would wait for ever: refuse it now.
+        have = ray.cluster_resources()
+        cpus, gpus = int(have.get("CPU", 0)), int(have.get("GPU", 0))
         if workers is None:
-            workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+            workers = max(1, gpus if device == "cuda" else cpus)
+        if workers > cpus or (device == "cuda" and workers > gpus):
+            self.close()
+            raise EngineError(
+                f"the Ray cluster has {cpus} CPUs and {gpus} GPUs: too few for {workers} "
+                f"workers{' with a GPU each' if device == 'cuda' else ''}"
+            )
         self.workers = workers
         options: dict[str, Any] = {"num_cpus": 1, "max_restarts": 0}
         if device == "cuda":
             options["num_gpus"] = 1
         self._actor_class = ray.remote(**options)(ScoringWorker)
         self._args = (list(names) if names else None, device, model_dir)
-        self.actors: list[Any] = []
         try:
             self.actors = [self._actor_class.remote(*self._args) for _ in range(workers)]
             identities = [self._get(a.identity.remote()) for a in self.actors]
