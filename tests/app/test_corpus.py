@@ -43,6 +43,7 @@ def imported_rows(tmp_path: Path, files: list[Path]) -> dict[str, Any]:
             assert import_file(p, f).restored_pairs > 0
         lexical = load_checkers(["lexical"])[0]
         assert pending(p, lexical) == []
+        assert p.stats()["checkers"]["lexical"]["runs_on"] == {"cpu": p.count_pairs()}
         rows = analysis_rows(p)
     rows.pop("run_scored")
     return rows
