@@ -271,3 +271,11 @@ def test_cli_score_on_ray(tmp_path: Path, lexical_pool: RayPool, capsys: Any) ->
         rows = analysis_rows(project)
     rows.pop("run_scored"), expected.pop("run_scored")
     assert rows == expected
+
+
+def test_ray_is_imported_only_when_used() -> None:
+    code = "import sys, app.cli, app.corpus, app.engines.ray_engine; print('ray' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True
+    )
+    assert out.stdout.strip() == "False"
