@@ -25,6 +25,7 @@ import dataclasses
 import functools
 import logging
 import os
+import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -55,11 +56,12 @@ def import_ray() -> Any:
     return ray
 
 
-def start_cluster(address: str | None = None, *, cpus: int | None = None) -> None:
+def start_cluster(address: str | None = None, *, cpus: int | None = None) -> str | None:
     """Connect this process to a Ray cluster, or start a local one with ``cpus`` CPUs.
 
-    Quiet (no dashboard, workers' output not copied here), with its files in a new folder
-    under the temp dir; workers import this checkout's ``app`` and ``models``.
+    Quiet (no dashboard, workers' output not copied here); workers import this checkout's
+    ``app`` and ``models``. Returns the local cluster's folder (under the temp dir, for its
+    sockets and logs; remove it after ``ray.shutdown()``), None for a remote cluster.
     """
     ray = import_ray()
     path = os.pathsep.join(p for p in (str(_ROOT), os.environ.get("PYTHONPATH")) if p)
@@ -69,13 +71,20 @@ def start_cluster(address: str | None = None, *, cpus: int | None = None) -> Non
         "logging_level": logging.ERROR,
         "runtime_env": {"env_vars": {"PYTHONPATH": path}},
     }
+    temp_dir = None
     if address is None:
         # Unix socket paths must stay short: a folder right under the temp dir.
         temp_dir = tempfile.mkdtemp(prefix="factdesk-ray-")
         kwargs.update(num_cpus=cpus or os.cpu_count() or 1, _temp_dir=temp_dir)
     else:
         kwargs["address"] = address
-    ray.init(**kwargs)
+    try:
+        ray.init(**kwargs)
+    except BaseException:
+        if temp_dir is not None:
+            shutil.rmtree(temp_dir, ignore_errors=True)
+        raise
+    return temp_dir
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,7 @@ class RayPool:
             raise EngineError(f"--workers must be at least 1, not {workers}")
         self._ray = ray = import_ray()
         self._owns_cluster = False
+        self._temp_dir: str | None = None
         self.actors: list[Any] = []
         if not ray.is_initialized():
             self._init(address, workers)
@@ -211,7 +221,7 @@ class RayPool:
 
     def _init(self, address: str | None, workers: int | None) -> None:
         try:
-            start_cluster(address, cpus=workers)
+            self._temp_dir = start_cluster(address, cpus=workers)
         except Exception as exc:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
             where = address or "a local cluster"
             raise EngineError(f"cannot start Ray on {where}: {_first_line(exc)}") from exc
@@ -245,6 +255,8 @@ class RayPool:
         if self._owns_cluster:
             ray.shutdown()
             self._owns_cluster = False
+            if self._temp_dir is not None:  # the local cluster's sockets and logs
+                shutil.rmtree(self._temp_dir, ignore_errors=True)
 
     def __enter__(self) -> RayPool:
         return self

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,12 +50,14 @@ def lexical_pool() -> Iterator[RayPool]:
     """Two lexical workers on a local cluster that this module's other pools join (it counts
     6 CPUs, so that they all fit; the machine has 2)."""
     ray = import_ray()
-    start_cluster(cpus=6)
+    folder = start_cluster(cpus=6)
     try:
         with RayPool(["lexical"], workers=2) as pool:
             yield pool
     finally:
         ray.shutdown()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def make_project(path: Path, records: list[dict[str, Any]]) -> Project:

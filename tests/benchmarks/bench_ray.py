@@ -218,7 +218,7 @@ def main() -> int:
     )
     folder = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     ray = import_ray()
-    start_cluster(cpus=2)
+    cluster_dir = start_cluster(cpus=2)
     print("Ray: a local cluster of 2 CPUs; one worker = one actor of 1 CPU, checkers loaded once")
     figures = {}
     try:
@@ -248,6 +248,8 @@ def main() -> int:
     finally:
         ray.shutdown()
         shutil.rmtree(folder, ignore_errors=True)
+        if cluster_dir is not None:
+            shutil.rmtree(cluster_dir, ignore_errors=True)
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     return 0
 
