@@ -127,6 +127,30 @@ def test_ray_with_the_default_checkers(tmp_path: Path, lexical_pool: RayPool) ->
         assert analysis_rows(p) == expected
 
 
+def test_a_cancelled_ray_run_keeps_its_chunks_and_resumes(
+    tmp_path: Path, lexical_pool: RayPool
+) -> None:
+    records = demo_records(16)
+    expected = local_reference(tmp_path, records, ["lexical"], chunk_size=2)
+    with make_project(tmp_path / "ray.factdesk", records) as project:
+        chunks: list[list[int]] = []
+        report = analyze_on_ray(
+            project,
+            lexical_pool,
+            chunk_size=2,
+            on_chunk=chunks.append,
+            should_stop=lambda: bool(chunks),
+        )
+        assert report.cancelled and report.status == "cancelled"
+        written = analysis_rows(project)["pairs"]
+        assert 0 < len(written) < 16 and claims(project) == 0
+        again = analyze_on_ray(project, lexical_pool, chunk_size=2)
+        assert again.status == "done" and again.checkers[0].already_scored == len(written)
+        rows = analysis_rows(project)
+    rows.pop("run_scored"), expected.pop("run_scored")
+    assert rows == expected
+
+
 def test_a_killed_worker_is_replaced_and_its_chunks_scored(
     tmp_path: Path, lexical_pool: RayPool
 ) -> None:
