@@ -202,7 +202,10 @@ def test_a_worker_dying_past_the_limit_fails_the_run_and_the_next_resumes(
 def test_a_killed_driver_leaves_the_project_resumable(
     tmp_path: Path, lexical_pool: RayPool
 ) -> None:
-    records = demo_records()
+    # 96 pairs in chunks of one: long enough a run to be killed in the middle on a fast machine
+    records = [
+        dict(r, id=f"{r['id']}-{n}", system=f"copy-{n}") for n in range(3) for r in demo_records()
+    ]
     expected = local_reference(tmp_path, records, ["lexical"])
     path = tmp_path / "ray.factdesk"
     make_project(path, records).close()
@@ -233,8 +236,9 @@ def test_a_killed_driver_leaves_the_project_resumable(
         except ProcessLookupError:
             pass
     with Project.open(path) as project:
+        assert project.count_pairs() == 96
         written = analysis_rows(project)["pairs"]
-        assert 0 < len(written) < 32 and statuses(project) == ["running"]
+        assert 0 < len(written) < 96 and statuses(project) == ["running"]
         report = analyze_on_ray(project, lexical_pool, chunk_size=4)
         assert report.status == "done" and report.checkers[0].already_scored == len(written)
         assert statuses(project) == ["interrupted", "done"] and claims(project) == 0
