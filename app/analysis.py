@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -35,9 +35,9 @@ from app.store.schema import (
     SentenceScoreRow,
     Source,
 )
-from models.checkers.base import Checker, PairInput, PairScore
+from models.checkers.base import Checker, PairScore
 from models.claims import pair_input
-from models.document import ParsedText
+from models.document import ParsedText, Sentence
 from models.errors import Cancelled, FactDeskError
 from models.parsing import load_pipeline, parse_many, pipeline_version
 
@@ -125,13 +125,54 @@ def load_checkers(
     return loaded
 
 
-def pending(project: Project, checker: Checker) -> list[int]:
+def pending(project: Project, checker: CheckerInfo) -> list[int]:
     """Outputs without a score from this checker's current version, in import order."""
     with project.session() as s:
         done = select(PairScoreRow.output_id).where(
             PairScoreRow.checker == checker.name, PairScoreRow.version == checker.version
         )
         return list(s.scalars(select(Output.id).where(Output.id.not_in(done)).order_by(Output.id)))
+
+
+class CheckerInfo(Protocol):
+    """What storing a checker's results needs of it: who it is (a loaded checker has these)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    @property
+    def grain(self) -> str: ...
+
+
+def runs_on(checker: object) -> str:
+    """Where and how a checker computes its scores: "cpu int8", "cuda fp16"; "cpu" for a rule
+    with no model (the lexical baseline)."""
+    return str(getattr(checker, "runs_on", None) or "cpu")
+
+
+def plan(
+    project: Project, checkers: Sequence[CheckerInfo], report: AnalysisReport
+) -> tuple[dict[str, set[int]], list[int]]:
+    """What each checker still has to score, and all of it in import order; fills ``report``.
+
+    With nothing to do, runs left "running" by a process that is gone are recorded as
+    interrupted (a run that starts does that itself).
+    """
+    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
+    todo = {c.name: set(pending(project, c)) for c in checkers}
+    total_pairs = project.count_pairs()
+    for rep in report.checkers:
+        rep.already_scored = total_pairs - len(todo[rep.name])
+    union = sorted(set().union(*todo.values())) if todo else []
+    if not union:
+        _record_dead_runs(project)
+    return todo, union
 
 
 def analyze(
@@ -167,18 +208,12 @@ def analyze(
 
     # A project adapted to its editor scores new pairs with its own head (issue 14).
     checkers = apply_project_model(project, checkers)
-    report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
-    todo = {c.name: set(pending(project, c)) for c in checkers}
-    total_pairs = project.count_pairs()
-    for rep in report.checkers:
-        rep.already_scored = total_pairs - len(todo[rep.name])
-    union = sorted(set().union(*todo.values())) if todo else []
+    todo, union = plan(project, checkers, report)
     if not union:
-        _record_dead_runs(project)
         return report
     parser = pipeline_version()
-    limit = _max_chars()
-    runs = _start_runs(project, [c for c in checkers if todo[c.name]], parser)
+    limit = max_chars()
+    runs = start_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
     status, error = "interrupted", None
     try:
@@ -186,37 +221,19 @@ def analyze(
         while True:
             if should_stop is not None and should_stop():
                 raise Cancelled("analysis cancelled")
-            need, rest = _claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
+            need, rest = claim_chunk(project, checkers, runs, todo, rest, chunk_size, report)
             if not need:
                 break
             ids = list(need)
-            texts = _texts(project, ids)
-            refused = _too_long(texts, limit)
-            docs = _parse(
-                {oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop
+            chunk = score_chunk(
+                checkers,
+                pair_texts(project, ids),
+                need,
+                questions=pair_questions(project, ids),
+                limit=limit,
+                should_stop=should_stop,
             )
-            idmaps = _store_parse(project, docs)
-            questions = _with_questions(project, docs)
-            results: list[tuple[Checker, list[PairScore]]] = []
-            for checker in checkers:
-                mine = [oid for oid in ids if checker.name in need[oid] and oid in docs]
-                if not mine:
-                    continue
-                batch = [questions.get(oid) or PairInput(oid, *docs[oid]) for oid in mine]
-                results.append((checker, checker.score(batch, should_stop=should_stop)))
-            unchecked = {
-                checker.name: {
-                    oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
-                }
-                for checker in checkers
-                if any(checker.name in need[oid] for oid in refused)
-            }
-            _store_scores(project, runs, results, unchecked, idmaps, report, ids)
-            report.not_checked_pairs += [
-                NotChecked(oid, _external_id(project, oid), refused[oid])
-                for oid in ids
-                if oid in refused
-            ]
+            store_chunk(project, checkers, runs, need, chunk, report)
             done += len(ids)
             if progress is not None:
                 progress(done, len(union) - len(report.left_to_others))
@@ -234,13 +251,104 @@ def analyze(
         raise
     finally:
         report.status = status
-        _finish_runs(project, runs, status, error)
+        finish_runs(project, runs, status, error)
     return report
 
 
-def _claim_chunk(
-    project: Project,
+@dataclass(frozen=True)
+class ChunkResult:
+    """What scoring one chunk gave: parses, pairs refused (with why) and each checker's scores.
+
+    Plain picklable values, so a chunk scored in another process (a Ray worker) is stored by
+    :func:`store_chunk` exactly as one scored here.
+    """
+
+    docs: dict[int, tuple[ParsedText, ParsedText]]
+    refused: dict[int, str]
+    results: list[tuple[str, list[PairScore]]]  # (checker name, scores), in checker order
+
+    def for_storage(self) -> ChunkResult:
+        """The same result with only what :func:`store_chunk` writes of the parses (sentences
+        and arcs; no tokens, no texts the project already holds): a fraction of the bytes to
+        send from a worker."""
+
+        def slim(doc: ParsedText, arcs: bool) -> ParsedText:
+            return ParsedText(
+                "",
+                tuple(
+                    Sentence(x.index, x.start, x.end, x.text, (), x.arcs if arcs else ())
+                    for x in doc.sentences
+                ),
+            )
+
+        docs = {oid: (slim(src, False), slim(out, True)) for oid, (src, out) in self.docs.items()}
+        return ChunkResult(docs, self.refused, self.results)
+
+
+def score_chunk(
     checkers: Sequence[Checker],
+    texts: dict[int, tuple[str, str]],
+    need: dict[int, set[str]],
+    *,
+    questions: dict[int, str] | None = None,
+    limit: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ChunkResult:
+    """Parse and score one chunk: no project, no writes (the same code runs in Ray workers).
+
+    Args:
+        checkers: loaded checkers, run in this order.
+        texts: {output id: (source text, output text)}.
+        need: {output id: names of the checkers that still need it}.
+        questions: {output id: its question} for pairs that have one (:func:`pair_questions`):
+            their answer sentences are read as claims (:mod:`models.claims`).
+        limit: the parser's length limit (characters); None reads it from the parser.
+        should_stop: checked by the parser and the checkers between batches.
+    """
+    refused = _too_long(texts, max_chars() if limit is None else limit)
+    docs = _parse({oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop)
+    questions = questions or {}
+    inputs = {
+        oid: pair_input(oid, src, out, questions.get(oid)) for oid, (src, out) in docs.items()
+    }
+    results: list[tuple[str, list[PairScore]]] = []
+    for checker in checkers:
+        mine = [oid for oid in need if checker.name in need[oid] and oid in docs]
+        if not mine:
+            continue
+        batch = [inputs[oid] for oid in mine]
+        results.append((checker.name, checker.score(batch, should_stop=should_stop)))
+    return ChunkResult(docs, refused, results)
+
+
+def store_chunk(
+    project: Project,
+    checkers: Sequence[CheckerInfo],
+    runs: dict[str, int],
+    need: dict[int, set[str]],
+    chunk: ChunkResult,
+    report: AnalysisReport,
+) -> None:
+    """Write one scored chunk: parses, scores, not-checked records; the chunk's claims go."""
+    ids = list(need)
+    refused = chunk.refused
+    idmaps = _store_parse(project, chunk.docs)
+    unchecked = {
+        checker.name: {
+            oid: refused[oid] for oid in ids if oid in refused and checker.name in need[oid]
+        }
+        for checker in checkers
+        if any(checker.name in need[oid] for oid in refused)
+    }
+    _store_scores(project, runs, chunk.results, unchecked, idmaps, report, ids)
+    report.not_checked_pairs += [
+        NotChecked(oid, _external_id(project, oid), refused[oid]) for oid in ids if oid in refused
+    ]
+
+
+def claim_chunk(
+    project: Project,
+    checkers: Sequence[CheckerInfo],
     runs: dict[str, int],
     todo: dict[str, set[int]],
     rest: list[int],
@@ -305,7 +413,7 @@ def _claim_chunk(
     return need, rest[pos:]
 
 
-def _max_chars() -> int:
+def max_chars() -> int:
     """The parser's length limit (characters) for one text."""
     return int(load_pipeline().max_length)
 
@@ -352,22 +460,13 @@ def _parse(
     return {oid: (parsed[2 * n], parsed[2 * n + 1]) for n, oid in enumerate(texts)}
 
 
-def _with_questions(
-    project: Project, docs: dict[int, tuple[ParsedText, ParsedText]]
-) -> dict[int, PairInput]:
-    """Checker inputs of the pairs that have a question (their ``context``): each answer
-    sentence that does not stand alone is read as its claim (:mod:`models.claims`)."""
+def pair_questions(project: Project, ids: Sequence[int]) -> dict[int, str]:
+    """The questions (``context``) of those pairs that have one."""
     with project.session() as s:
         rows = s.execute(
-            select(Output.id, Output.context).where(
-                Output.id.in_(docs), Output.context.is_not(None)
-            )
+            select(Output.id, Output.context).where(Output.id.in_(ids), Output.context.is_not(None))
         ).all()
-    return {
-        oid: pair_input(oid, docs[oid][0], docs[oid][1], context)
-        for oid, context in rows
-        if context and context.strip()
-    }
+    return {oid: context for oid, context in rows if context and context.strip()}
 
 
 def _external_id(project: Project, oid: int) -> str:
@@ -460,7 +559,7 @@ def _record_dead_runs(project: Project) -> None:
             _interrupt(s, dead)
 
 
-def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> dict[str, int]:
+def start_runs(project: Project, checkers: Sequence[CheckerInfo], parser: str) -> dict[str, int]:
     """Start a run per checker; runs left by processes that are gone are recorded first."""
     owner = _owner(parser)
     with project.write_session() as s:
@@ -473,7 +572,8 @@ def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
                 version=checker.version,
                 display_name=checker.display_name,
                 grain=checker.grain,
-                settings=dict(owner),
+                # Which device and precision scored this run's pairs (stats, the window).
+                settings={**owner, "runs_on": runs_on(checker)},
                 started_at=now(),
                 status="running",
                 scored=0,
@@ -486,7 +586,7 @@ def _start_runs(project: Project, checkers: Sequence[Checker], parser: str) -> d
     return runs
 
 
-def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
+def finish_runs(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
     """Record how the runs ended; if that cannot be written now, the next run will see them
     left by a process that is gone and record them as interrupted."""
     with _active_lock:
@@ -506,7 +606,7 @@ def _finish_runs(project: Project, runs: dict[str, int], status: str, error: str
             raise
 
 
-def _texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+def pair_texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     with project.session() as s:
         rows = s.execute(
             select(Output.id, Source.text, Output.text)
@@ -617,7 +717,7 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
 def _store_scores(
     project: Project,
     runs: dict[str, int],
-    results: list[tuple[Checker, list[PairScore]]],
+    results: list[tuple[str, list[PairScore]]],
     unchecked: dict[str, dict[int, str]],
     idmaps: IdMaps,
     report: AnalysisReport,
@@ -651,10 +751,10 @@ def _store_scores(
                 ),
             )
             reps[name].not_checked_pairs += len(reasons)
-        for checker, scores in results:
-            run_id = runs[checker.name]
-            common = {"run_id": run_id, "checker": checker.name, "version": checker.version}
-            project.replace_scores(s, checker.name, checker.version, [p.key for p in scores])  # type: ignore[misc]
+        for name, scores in results:
+            run_id = runs[name]
+            common = {"run_id": run_id, "checker": name, "version": versions[name]}
+            project.replace_scores(s, name, versions[name], [p.key for p in scores])  # type: ignore[misc]
             pair_rows, sent_rows, arc_rows = [], [], []
             for p in scores:
                 sents, arcs = idmaps[p.key]  # type: ignore[index]
@@ -684,7 +784,7 @@ def _store_scores(
                     aid = arcs.get((a.sentence, a.arc))
                     if aid is not None:
                         arc_rows.append({**common, "arc_id": aid, "score": a.score})
-                rep = reps[checker.name]
+                rep = reps[name]
                 report.pairs.add(p.key)  # type: ignore[arg-type]
                 rep.scored += 1
                 rep.sentences += len(p.sentences)

@@ -1,13 +1,16 @@
 """The ``factdesk`` command line.
 
-Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``export``, ``stats``,
-``demo``, ``open``, ``eval``, ``calibrate``, ``adapt``; no subcommand opens the window. ``--json`` on import, analyze and
+Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``score``, ``export``,
+``stats``, ``merge``, ``agreement``, ``familiarity``, ``report``, ``calibrate``, ``adapt``,
+``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` on import, analyze and
 stats prints one JSON object on stdout. Errors exit non-zero with a one-line reason on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import sys
@@ -89,8 +92,27 @@ def _parser() -> argparse.ArgumentParser:
         "--model-dir", help="own model directory for checkers that take one (nli, dae, support)"
     )
     c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _engine_args(c)
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_analyze)
+
+    c = sub.add_parser(
+        "score", help="score a JSON Lines corpus without a project, into files in the export format"
+    )
+    c.add_argument("input", help="a .jsonl file or a folder of them")
+    c.add_argument("out", help="a folder of parts, or one .jsonl file")
+    c.add_argument("--checker", action="append", help="checker name (repeatable)")
+    c.add_argument("--model-dir", help="own model directory (nli, dae, support)")
+    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _engine_args(c)
+    c.add_argument(
+        "--pairs-per-part", type=int, default=10_000, help="records per output part (10,000)"
+    )
+    c.add_argument(
+        "--skip-invalid", action="store_true", help="score valid records, report the rest"
+    )
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_score)
 
     c = sub.add_parser("export", help="export pairs, scores and judgments")
     c.add_argument("project")
@@ -299,16 +321,58 @@ def load_checkers(
     return list(load(names, device=device, model_dir=model_dir))
 
 
-def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import AnalysisReport, analyze
-    from app.store import Project
+def _engine_args(c: argparse.ArgumentParser) -> None:
+    """--engine and its settings (analyze, score)."""
+    c.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="where to score: this process, or Ray workers (the 'ray' extra)",
+    )
+    c.add_argument("--address", help="Ray cluster to use (default: start one on this machine)")
+    c.add_argument("--workers", type=int, help="Ray scoring workers (default: one per CPU)")
+    c.add_argument(
+        "--shard-size", type=int, default=32, help="pairs scored and written together (32)"
+    )
+
+
+def _engine(
+    args: argparse.Namespace,
+) -> contextlib.AbstractContextManager[tuple[Callable[..., Any], list[Any]]]:
+    """The analysis to run, ``run(project, progress=, report=)``, here or on Ray workers, and
+    the checkers it runs (name, version)."""
+    if args.shard_size < 1:
+        raise FactDeskError(f"--shard-size must be at least 1, not {args.shard_size}")
+    if args.engine == "ray":
+        from app.engines.ray_engine import ray_analysis
+
+        return ray_analysis(
+            args.checker,
+            address=args.address,
+            workers=args.workers,
+            device=args.device,
+            model_dir=args.model_dir,
+            chunk_size=args.shard_size,
+        )
+    if args.address is not None or args.workers is not None:
+        raise FactDeskError("--address and --workers go with --engine ray")
+    from app.analysis import analyze
 
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    return contextlib.nullcontext(
+        (functools.partial(analyze, checkers=checkers, chunk_size=args.shard_size), checkers)
+    )
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from app.analysis import AnalysisReport
+    from app.store import Project
+
     report = AnalysisReport()
-    with Project.open(args.project) as project:
+    with _engine(args) as (run, _checkers), Project.open(args.project) as project:
         update, close = _bar("analysing", not args.json)
         try:
-            analyze(project, checkers, progress=update, report=report)
+            run(project, progress=update, report=report)
         except KeyboardInterrupt:
             if args.json:  # scripts get their object on Ctrl-C too
                 _emit(args, report.to_json(), "")
@@ -332,6 +396,38 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         lines.append("cancelled: finished pairs are saved; run analyze again to resume")
     _emit(args, report.to_json(), "\n".join(lines))
     return 1 if report.cancelled else 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from app.corpus import score_corpus
+
+    with _engine(args) as (run, checkers):
+        update, close = _bar("scoring", not args.json)
+        try:
+            report = score_corpus(
+                args.input,
+                args.out,
+                run,
+                settings={"checkers": [f"{c.name} {c.version}" for c in checkers]},
+                pairs_per_part=args.pairs_per_part,
+                skip_invalid=args.skip_invalid,
+                progress=update,
+            )
+        finally:
+            close()
+    lines = [
+        f"scored {report.pairs_scored} pairs into {report.out} ({report.parts} parts, "
+        f"{report.parts_done_before} done before); {report.not_checked_sentences} sentences "
+        f"and {report.not_checked_pairs} pairs not checked"
+    ]
+    if report.duplicates:
+        lines.append(f"{report.duplicates} duplicate records not scored again")
+    lines += [
+        f"skipped {args.input} line {p.line}{_field_note(p.field)}: {p.reason}"
+        for p in report.skipped
+    ]
+    _emit(args, report.to_json(), "\n".join(lines))
+    return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -405,6 +501,11 @@ def _cmd_stats(args: argparse.Namespace) -> int:
             f"mean pair score {'-' if mean is None else f'{mean:.3f}'}, "
             f"{info['not_checked_sentences']} sentences not checked"
         )
+        if info.get("runs_on"):
+            lines.append(
+                "  scored on "
+                + ", ".join(f"{where} ({n} pairs)" for where, n in info["runs_on"].items())
+            )
     if st["judgment_labels"]:
         lines.append(
             "judgments: " + ", ".join(f"{k} {v}" for k, v in st["judgment_labels"].items())
@@ -536,6 +637,7 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
     _cmd_analyze: "finished chunks are saved; run analyze again to resume",
     _cmd_export: "no export file was written",
     _cmd_report: "no report was written",
+    _cmd_score: "finished parts and chunks are saved; run the same command again to resume",
     _cmd_demo: "finished work is saved; run demo again to resume",
 }
 

@@ -27,7 +27,7 @@ import numpy as np
 from models.encoding import load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_session
+from models.runtime import DevicePref, onnx_model
 
 BUNDLED_DIR = resources_dir() / "models" / "aligner"
 MODEL_FILE = "model.onnx"
@@ -88,7 +88,8 @@ class TokenEncoder:
             raise ModelLoadError(f"{path / CONFIG_FILE}: cannot read: {exc}") from exc
         if self.config.get("kind") != KIND:
             raise ModelLoadError(f"{path / CONFIG_FILE}: not an aligner model (kind {KIND!r}).")
-        self._session = onnx_session(path / MODEL_FILE, device)
+        self._session, choice = onnx_model(path, device, MODEL_FILE)
+        self.runs_on = choice.runs_on  # device and precision, recorded with each run
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self.window = int(self.config.get("window", 254))

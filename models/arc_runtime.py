@@ -20,7 +20,7 @@ from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_toke
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_session, torch_device
+from models.runtime import DevicePref, onnx_model, torch_device
 
 Runtime = Literal["onnx", "torch"]
 BUNDLED_DIR = resources_dir() / "models" / "arc_support"
@@ -59,12 +59,15 @@ class ArcSupportRunner:
                 raise ModelNotFoundError(
                     f"{path}: no {ONNX_FILE}; use runtime='torch' for {TORCH_FILE} weights."
                 )
-            self._session: Any = onnx_session(path / ONNX_FILE, device)
+            self._session: Any
+            self._session, choice = onnx_model(path, device, ONNX_FILE)
+            self.runs_on = choice.runs_on  # device and precision, recorded with each run
         elif runtime == "torch":
             from models.arc_model import load_torch
 
             self._device = torch_device(device)
             self._module, _ = load_torch(path, self._device)
+            self.runs_on = f"{self._device} fp32 (torch)"
         else:
             raise ModelLoadError(f"unknown runtime {runtime!r}; expected 'onnx' or 'torch'.")
 

@@ -18,7 +18,7 @@ from models.document import ParsedText, Sentence
 from models.encoding import load_tokenizer
 from models.errors import ModelNotFoundError
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_session
+from models.runtime import DevicePref, onnx_model
 
 BUNDLED_DIR = resources_dir() / "models" / "embedder"
 MODEL_FILE = "model.onnx"
@@ -42,7 +42,8 @@ class SentenceEmbedder:
         path = Path(model_dir)
         if not bundled_available(path):
             raise ModelNotFoundError(f"{path}: no {MODEL_FILE} and {TOKENIZER_FILE} here.")
-        self._session = onnx_session(path / MODEL_FILE, device)
+        self._session, choice = onnx_model(path, device, MODEL_FILE)
+        self.runs_on = choice.runs_on  # device and precision, recorded with each run
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(max_length)

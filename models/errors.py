@@ -60,3 +60,7 @@ class ProjectError(FactDeskError):
 
 class Cancelled(FactDeskError):
     """Work stopped because the caller asked it to; what was finished before is kept."""
+
+
+class EngineError(FactDeskError):
+    """A distributed engine (Ray) that is missing, unreachable, or lost its workers."""

@@ -361,6 +361,14 @@ class MainWindow(QMainWindow):
         self.checker_box.clear()
         for name, display in names.items():
             self.checker_box.addItem(f"{display} (v{versions.get(name, '?')})", name)
+            if name in versions:  # which device and precision scored what
+                places = project.runs_on(name, versions[name])
+                where = ", ".join(f"{p} ({n} pairs)" for p, n in places.items())
+                self.checker_box.setItemData(
+                    self.checker_box.count() - 1,
+                    f"scored on {where}" if where else "nothing scored yet",
+                    Qt.ItemDataRole.ToolTipRole,
+                )
         i = self.checker_box.findData(wanted)
         self.checker_box.setCurrentIndex(i if i >= 0 else self.checker_box.count() - 1)
         self.checker_box.blockSignals(False)

@@ -74,6 +74,13 @@ def run_info(project: Project) -> dict[str, dict[str, Any]]:
         return {c: {"version": v, "display_name": d, "grain": g} for c, v, d, g in rows}
 
 
+def run_places(project: Project) -> dict[int, str]:
+    """Run id -> where its scores were computed ("cpu int8"), for the runs that recorded it."""
+    with project.session() as s:
+        rows = s.execute(select(Run.id, Run.settings)).all()
+    return {i: str(st["runs_on"]) for i, st in rows if isinstance(st, dict) and st.get("runs_on")}
+
+
 def load_bundles(project: Project, output_ids: Sequence[int]) -> list[PairBundle]:
     current = run_info(project)
     with project.session() as s:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from app.adjudication import final_labels
-from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.io.bundles import PairBundle, iter_bundles, run_info, run_places
 from app.io.records import logical_id
 from app.store.project import Project
 
@@ -144,8 +144,10 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The JSONL export record of one pair."""
+def pair_record(
+    b: PairBundle, runs: dict[str, dict[str, Any]], places: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """The JSONL export record of one pair; ``places``: run id -> where it ran (``runs_on``)."""
     sent_idx = {s.id: s.idx for s in b.sentences}
     arc_pos = {a.id: (sent_idx[a.sentence_id], a.idx) for a in b.arcs}
     checkers: dict[str, Any] = {}
@@ -178,6 +180,9 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
                 if s["not_checked"]
             ],
         }
+        where = (places or {}).get(pair.run_id)
+        if where is not None:  # which device and precision computed these scores
+            checkers[name]["runs_on"] = where
     record: dict[str, Any] = {
         "id": logical_id(b.output.external_id, b.output.system),
         "source": b.source.text,
@@ -253,10 +258,10 @@ def pair_record(b: PairBundle, runs: dict[str, dict[str, Any]]) -> dict[str, Any
 
 
 def _jsonl(project: Project, fh: Any, total: int, progress: Any) -> int:
-    runs = run_info(project)
+    runs, places = run_info(project), run_places(project)
     n = 0
     for b in iter_bundles(project):
-        fh.write(strict_json(pair_record(b, runs)))
+        fh.write(strict_json(pair_record(b, runs, places)))
         fh.write("\n")
         n += 1
         if progress is not None and n % 1000 == 0:

@@ -119,6 +119,7 @@ class CheckerData:
     not_checked: int
     sentences: tuple[SentenceScoreData, ...]
     arcs: tuple[ArcScoreData, ...]
+    runs_on: str | None = None  # where the scores were computed ("cpu int8"), when recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +407,7 @@ def _checkers(
                 not_checked=len(not_checked),
                 sentences=tuple(scores),
                 arcs=tuple(arc_scores),
+                runs_on=c.name(d.get("runs_on"), f"{where}.runs_on", nullable=True),
             )
         )
     return tuple(out)
@@ -612,18 +614,23 @@ def write_analysis(
 
 
 def _run_for(s: Session, checker: CheckerData) -> Run:
-    run = s.scalar(
+    """The imported run of this checker version (one per place its scores were computed)."""
+    runs = s.scalars(
         select(Run).where(
             Run.checker == checker.name, Run.version == checker.version, Run.status == "imported"
         )
     )
+    run = next((r for r in runs if (r.settings or {}).get("runs_on") == checker.runs_on), None)
     if run is None:
+        settings: dict[str, Any] = {"imported": True}
+        if checker.runs_on is not None:
+            settings["runs_on"] = checker.runs_on
         run = Run(
             checker=checker.name,
             version=checker.version,
             display_name=checker.display_name,
             grain=checker.grain,
-            settings={"imported": True},
+            settings=settings,
             started_at=now(),
             finished_at=now(),
             status="imported",

@@ -476,6 +476,16 @@ def rescore(
     return report
 
 
+def rescore_with_project_model(project: Project) -> AdaptReport | None:
+    """Score with the project's head, from the stored component scores, the pairs that have a
+    bundled combined score but none of the head's version (after an analysis that ran the
+    bundled models elsewhere, e.g. on Ray); None when the project uses the bundled model."""
+    head = active_model(project)
+    if head is None:
+        return None
+    return rescore(project, head, component_versions(project, head.base_version))
+
+
 def _write(
     project: Project,
     run_id: int,

@@ -243,6 +243,24 @@ class Project:
             rows = s.execute(select(Run.checker, Run.version).order_by(Run.id)).all()
         return {checker: version for checker, version in rows}
 
+    def runs_on(self, checker: str, version: str) -> dict[str, int]:
+        """Where a checker version's stored pair scores were computed: {"cpu int8": pairs}.
+
+        Read from the runs that wrote them ("unrecorded" for runs from before it was kept, or
+        restored from an export without it)."""
+        with self.session() as s:
+            rows = s.execute(
+                select(Run.settings, func.count(PairScoreRow.id))
+                .join(PairScoreRow, PairScoreRow.run_id == Run.id)
+                .where(PairScoreRow.checker == checker, PairScoreRow.version == version)
+                .group_by(Run.id)
+            ).all()
+        places: dict[str, int] = {}
+        for settings, n in rows:
+            where = str((settings or {}).get("runs_on") or "unrecorded")
+            places[where] = places.get(where, 0) + n
+        return places
+
     def checker_names(self) -> dict[str, str]:
         """Checker name -> display name, for checkers with at least one run."""
         with self.session() as s:
@@ -566,6 +584,8 @@ class Project:
                     .group_by(Judgment.label)
                 ).all()
             )
+        for checker, info in checkers.items():
+            info["runs_on"] = self.runs_on(checker, info["version"])
         counts["checkers"] = checkers
         counts["judgment_labels"] = labels
         return counts

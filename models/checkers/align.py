@@ -90,6 +90,7 @@ class AlignChecker:
         self._encoder = shared_encoder(str(path.resolve()), device)
         cfg = self._encoder.config
         self.version = f"{self._encoder.version}+{QA_REVISION}"
+        self.runs_on: str = self._encoder.runs_on
         if path.resolve() != BUNDLED_DIR.resolve():
             self.name = f"align:{path.name}"
         self._sentence_cal = (float(cfg["sentence_scale"]), float(cfg["sentence_centre"]))

@@ -137,6 +137,9 @@ class CombinedChecker:
         # (each component's own scores keep their full versions).
         parts = "+".join(f"{n}={c.version}" for n, c in self._components.items())
         self.version = f"{combiner.version}.{hashlib.sha1(parts.encode()).hexdigest()[:6]}"
+        # Where its models ran: "cpu int8", or each place when they differ (rules run anywhere).
+        places = [getattr(c, "runs_on", None) for c in self._components.values()]
+        self.runs_on = ", ".join(dict.fromkeys(p for p in places if p)) or "cpu"
 
     def score(
         self,

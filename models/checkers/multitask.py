@@ -111,6 +111,7 @@ class MultiTaskChecker:
         bundled = path.resolve() == BUNDLED_DIR.resolve()
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
         self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}"
+        self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
 
     def assemble(

@@ -92,6 +92,7 @@ class NLISentenceChecker:
         self._torch = torch
         self._device = torch_device(device)
         self._model.to(self._device).eval()
+        self.runs_on = f"{self._device} fp32 (torch)"
         self._entail = entailment_index(self._model.config.id2label)
         self._contradict = contradiction_index(self._model.config.id2label)
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens

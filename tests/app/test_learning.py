@@ -21,12 +21,13 @@ from app.learning.adapt import (
     active_model,
     adapt_project,
     apply_project_model,
+    rescore_with_project_model,
     use_project_model,
 )
 from app.learning.queue import Signals, disagreements, queue, rank, register_provider
 from app.store import Project
 from app.store.judging import JudgmentKey, JudgmentValue
-from app.store.schema import ArcScoreRow, PairScoreRow, SentenceScoreRow
+from app.store.schema import ArcScoreRow, PairScoreRow, SentenceRow, SentenceScoreRow
 from models.checkers.adapted import AdaptedCombinedChecker
 from models.resources import resources_dir
 
@@ -397,3 +398,31 @@ def test_arc_head_moves_arc_scores_towards_the_judgments() -> None:
     assert head.arc_score(0.6) < 0.5 < head.arc_score(0.85)  # type: ignore[operator]
     assert fit_arc_head(scores[:5], y[:5]) is None  # too few to move anything
     assert fit_arc_head(scores, np.ones(40)) is None  # one kind only
+
+
+def test_pairs_scored_elsewhere_get_the_heads_scores(proj: Project) -> None:
+    """An analysis that ran the bundled models elsewhere (Ray workers) leaves the head's version
+    missing for its new pairs: they get it from the stored component scores."""
+    assert rescore_with_project_model(proj) is None  # bundled model in use: nothing to do
+    report = adapt_project(proj)
+    scores = _scores(proj, report.version)
+    gone = proj.output_ids()[:5]
+    with proj.session() as s:
+        s.execute(
+            delete(PairScoreRow).where(
+                PairScoreRow.version == report.version, PairScoreRow.output_id.in_(gone)
+            )
+        )
+        sentences = select(SentenceRow.id).where(SentenceRow.output_id.in_(gone))
+        s.execute(
+            delete(SentenceScoreRow).where(
+                SentenceScoreRow.version == report.version,
+                SentenceScoreRow.sentence_id.in_(sentences),
+            )
+        )
+    again = rescore_with_project_model(proj)
+    assert again is not None and again.rescored_pairs == len(gone)
+    after = _scores(proj, report.version)
+    assert after.keys() == scores.keys()
+    for oid in scores:
+        assert after[oid] == pytest.approx(scores[oid])

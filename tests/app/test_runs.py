@@ -260,18 +260,18 @@ def test_a_run_whose_end_could_not_be_written_does_not_block_this_process(
     import app.analysis
 
     import_file(project, pairs_file)
-    real = app.analysis._finish_runs
+    real = app.analysis.finish_runs
 
     def full(project: Project, runs: dict[str, int], status: str, error: str | None) -> None:
         with app.analysis._active_lock:
             app.analysis._active_runs.difference_update(runs.values())
         raise ProjectError("disk full")
 
-    monkeypatch.setattr(app.analysis, "_finish_runs", full)
+    monkeypatch.setattr(app.analysis, "finish_runs", full)
     with pytest.raises(ProjectError, match="disk full"):
         analyze(project, [LexicalArcChecker()])
     assert [r.status for r in runs(project)] == ["running"]
-    monkeypatch.setattr(app.analysis, "_finish_runs", real)
+    monkeypatch.setattr(app.analysis, "finish_runs", real)
     # Nothing left to score: the left-over run is still recorded for what it was.
     assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0
     assert [r.status for r in runs(project)] == ["interrupted"]
