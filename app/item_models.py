@@ -3,7 +3,8 @@
 :class:`PairTableModel` holds the rows of the pair list and exposes them lazily
 (``canFetchMore``/``fetchMore``), emits ``dataChanged`` when rows are refreshed (also when the
 same pairs come back with new scores: another checker, threshold or model) and resets only when
-other pairs are shown (a new project, an import). :class:`PairFilterProxy` does all filtering and sorting.
+other pairs are shown (a new project, an import). :class:`PairFilterProxy` does all filtering
+and sorting.
 """
 
 from __future__ import annotations
