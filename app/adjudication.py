@@ -141,3 +141,110 @@ def disagreeing_pairs(project: Project, *, unsettled_only: bool = True) -> set[i
         for item, seen in labels.items()
         if len(seen) > 1 and not (unsettled_only and item in settled)
     }
+
+
+@dataclass(frozen=True)
+class FinalItem:
+    """One judged item with its final label (see :func:`final_labels`), for counting."""
+
+    output_id: int
+    target: str  # "pair", "sentence", "arc"
+    target_key: str
+    aspect: str
+    sentence_id: int | None
+    arc_id: int | None
+    label: str
+    #: The error type of the final label: the adjudicator's, the one reviewer's, or the one all
+    #: agreeing reviewers gave; None when none was given or agreeing reviewers named different
+    #: ones (then :attr:`error_type_disputed`).
+    error_type: str | None
+    error_type_disputed: bool
+    source: str  # "adjudicated", "agreed", "single"
+
+
+@dataclass
+class ProjectFinals:
+    """The final labels of a project's judged items, one per item however many reviewed it."""
+
+    items: list[FinalItem] = field(default_factory=list)
+    #: Items left out: reviewers gave different labels and nobody adjudicated, by target.
+    disputed: dict[str, int] = field(default_factory=dict)
+
+    def of(self, target: str) -> list[FinalItem]:
+        return [i for i in self.items if i.target == target]
+
+    def left_out(self, *targets: str) -> int:
+        """Disputed items (not counted anywhere) of these targets (all when none given)."""
+        return sum(n for t, n in self.disputed.items() if not targets or t in targets)
+
+
+def project_final_labels(project: Project, aspect: str = "support") -> ProjectFinals:
+    """Every judged item of ``aspect`` in the project, with its final label (exports' rule).
+
+    Statistics count items, not judgments: with two reviewers an item is counted once, under
+    its adjudicated label, else the label the reviewers share; an item the reviewers judged
+    differently and nobody adjudicated is left out (and counted in :attr:`ProjectFinals.disputed`
+    so that a plot can say how many).
+    """
+    by_pair: dict[int, list[Any]] = defaultdict(list)
+    with project.session() as s:
+        for row in s.execute(
+            select(
+                Judgment.id,
+                Judgment.output_id,
+                Judgment.target,
+                Judgment.target_key,
+                Judgment.aspect,
+                Judgment.sentence_id,
+                Judgment.arc_id,
+                Judgment.label,
+                Judgment.error_type,
+                Judgment.annotator,
+                Judgment.role,
+                Judgment.created_at,
+            ).where(Judgment.aspect == aspect)
+        ):
+            by_pair[row.output_id].append(row)
+    out = ProjectFinals()
+    for oid, rows in by_pair.items():
+        pair_finals(oid, rows, out)
+    return out
+
+
+def pair_finals(output_id: int, judgments: Iterable[Any], into: ProjectFinals) -> None:
+    """Add one pair's judged items (all judgments of one aspect, every reviewer's) to ``into``.
+
+    Each judgment needs what :class:`JudgmentLike` names plus ``target``, ``sentence_id``,
+    ``arc_id`` and ``error_type`` (an ORM row or a result row of the judgments table).
+    """
+    rows = list(judgments)
+    first = {(r.target_key, r.aspect): r for r in rows}
+    for slot, final in final_labels(rows).items():
+        r = first[slot]
+        if final.label is None:
+            into.disputed[r.target] = into.disputed.get(r.target, 0) + 1
+            continue
+        if final.source == "agreed":
+            named = {
+                j.error_type
+                for j in rows
+                if (j.target_key, j.aspect) == slot and j.role != "adjudicated"
+            }
+            error_type = next(iter(named)) if len(named) == 1 else None
+            disputed_type = len(named) > 1
+        else:
+            error_type, disputed_type = final.judgment.error_type, False
+        into.items.append(
+            FinalItem(
+                output_id,
+                r.target,
+                r.target_key,
+                r.aspect,
+                r.sentence_id,
+                r.arc_id,
+                final.label,
+                error_type,
+                disputed_type,
+                final.source,
+            )
+        )

@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from app.adjudication import ProjectFinals, pair_finals
 from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checker
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
@@ -77,6 +78,14 @@ class ReportContext:
     @functools.cached_property
     def bundles(self) -> list[PairBundle]:
         return list(iter_bundles(self.project))
+
+    @functools.cached_property
+    def finals(self) -> ProjectFinals:
+        """Every judged support item once, under its final label (as exports take it)."""
+        out = ProjectFinals()
+        for b in self.bundles:
+            pair_finals(b.output.id, (j for j in b.judgments if j.aspect == "support"), out)
+        return out
 
     @functools.cached_property
     def familiarity(self) -> FamiliarityReport:
@@ -282,12 +291,12 @@ def agreement_section(ctx: ReportContext) -> Section | None:
     names = ["supported", "unsupported"]
     levels: dict[str, dict[str, Counter[tuple[str, str]]]] = {"sentence": {}, "pair": {}}
     judged = {"sentence": 0, "pair": 0}
+    final: dict[int, dict[str, str]] = {}  # output id -> target key -> final label
+    for item in ctx.finals.items:
+        if item.target in ("sentence", "pair"):
+            final.setdefault(item.output_id, {})[item.target_key] = item.label
     for b in ctx.bundles:
-        labels = {
-            j.target_key: j.label
-            for j in b.judgments
-            if j.aspect == "support" and j.target in ("sentence", "pair")
-        }
+        labels = final.get(b.output.id, {})
         judged["pair"] += "pair" in labels
         judged["sentence"] += sum(k.startswith("sentence:") for k in labels)
         for name, (pair_row, sent_rows, _arcs) in b.scores.items():
@@ -297,13 +306,20 @@ def agreement_section(ctx: ReportContext) -> Section | None:
                 if key in labels and score is not None and labels[key] in names:
                     model = "supported" if score >= ctx.threshold else "unsupported"
                     levels[level].setdefault(name, Counter())[(labels[key], model)] += 1
-    if not any(judged.values()):
+    if not any(judged.values()) and not ctx.finals.left_out("sentence", "pair"):
         return None
+    disputed = ctx.finals.left_out("sentence", "pair")
     body = (
         f"<p>{judged['sentence']} output sentences and {judged['pair']} pairs judged by an "
-        f"editor. The model flags a sentence or pair when its score is below "
+        f"editor, each counted once under its final label (the adjudicated one, else the one "
+        f"the reviewers share). The model flags a sentence or pair when its score is below "
         f"{ctx.threshold:.2f} (a pair's score is its lowest sentence's).</p>"
     )
+    if disputed:
+        body += (
+            f"<p>{disputed} sentences or pairs are left out: their reviewers disagree and "
+            f"nobody adjudicated.</p>"
+        )
     head = [
         "checker",
         "level",
@@ -408,10 +424,11 @@ def reviewer_agreement_section(ctx: ReportContext) -> Section | None:
 
 def error_types_section(ctx: ReportContext) -> Section | None:
     counts: Counter[tuple[str, str]] = Counter()
-    for b in ctx.bundles:
-        for j in b.judgments:
-            if j.error_type:
-                counts[(b.output.system or "—", j.error_type)] += 1
+    systems_of = {b.output.id: b.output.system or "—" for b in ctx.bundles}
+    for item in ctx.finals.items:  # each judged item once, its final decision's error type
+        if item.error_type:
+            counts[(systems_of[item.output_id], item.error_type)] += 1
+    left_out = ctx.finals.left_out() + sum(i.error_type_disputed for i in ctx.finals.items)
     if not counts:
         return None
     names = {t["key"]: t["name"] for t in ctx.project.taxonomy()}
@@ -433,11 +450,20 @@ def error_types_section(ctx: ReportContext) -> Section | None:
                 edgecolor="black",
             )
             bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-        ax.set_ylabel("judgments")
+        ax.set_ylabel("judged items")
         ax.set_title("Error types by system")
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
 
-    body = figure_png(draw, size=(8, 4))
+    body = (
+        "<p>Each judged item (pair, sentence, arc) counts once, with the error type of its "
+        "final decision.</p>"
+    )
+    if left_out:
+        body += (
+            f"<p>{left_out} items are left out: their reviewers disagree on the label or the "
+            "error type and nobody adjudicated.</p>"
+        )
+    body += figure_png(draw, size=(8, 4))
     body += table(
         ["error type", *systems, "all"],
         [

@@ -5,7 +5,10 @@ Review ▸ Adjudication mode shows this panel under the pair and turns on the pa
 (the ones reviewers disagree on marked ≠), with one column per reviewer. The adjudicator's
 decision is committed through the judging controller as a judgment of role ``adjudicated``
 under the window's reviewer name: saved at once, undoable like every decision, and what exports
-take as the item's final label (:mod:`app.adjudication`).
+take as the item's final label (:mod:`app.adjudication`). While the mode is on, the judging keys
+(accept, reject, error types, relabel) on an item the reviewers disagree on record the
+adjudicated decision too, and the status bar says so; on other items they record the
+adjudicator's own review, as outside the mode.
 """
 
 from __future__ import annotations
@@ -123,8 +126,9 @@ class AdjudicationPanel(QWidget):
         who = project.annotator if project is not None else "—"
         self.info.setText(
             f"Adjudicating as {who}. {len(self.items)} judged items, {disputed} disputed and not "
-            "adjudicated (≠ marks disagreement). The decision you pick is recorded as your "
-            "adjudicated judgment, the final label in exports."
+            "adjudicated (≠ marks disagreement). The decision you pick here, or with the judging "
+            "keys on a disputed item, is recorded as your adjudicated judgment, the final label "
+            "in exports."
             if self.items
             else "No judgments on this pair yet."
         )
@@ -232,14 +236,24 @@ class AdjudicationMode:
     def set_on(self, on: bool) -> None:
         """Enter or leave adjudication mode (the dock and the "Reviewers disagree" filter)."""
         self.on = on
+        self.window.judging.adjudicating = on
         self.dock.setVisible(on)
         self.window.pairs.disagree_filter.setChecked(on)
         self.refresh()
+        keys = self.window.judging.keys_text
+        self.window.statusBar().showMessage(
+            f"Adjudication mode: {keys['accept']} / {keys['reject']} and the error-type keys on "
+            "an item the reviewers disagree on record your adjudicated decision (its final label)"
+            if on
+            else "Adjudication mode off: the judging keys record your own review",
+            8000,
+        )
 
     def _dock_visibility(self, visible: bool) -> None:
         # The dock's own close button leaves the mode too; the menu mirrors it.
         if not visible and self.on and not self.window.isHidden():
             self.on = False
+            self.window.judging.adjudicating = False
             action = self.window.actions_["adjudicate"]
             action.blockSignals(True)
             action.setChecked(False)

@@ -8,7 +8,7 @@ it directly: open a project, ``show_pair``, ``do("accept")``, read the store.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from PySide6.QtCore import QKeyCombination, QObject, Qt, Signal
@@ -73,6 +73,9 @@ class JudgingController(QObject):
         self.ais_mode = False
         self.ais_stage = 1
         self.blind = False
+        #: Adjudication mode: a decision key on an item the reviewers disagree on records the
+        #: adjudicated decision (the final label), not the adjudicator's own review.
+        self.adjudicating = False
         self.advance = True
         self.threshold = 0.5
         self.checker: str | None = None
@@ -358,6 +361,38 @@ class JudgingController(QObject):
         finally:
             self._quiet = False
 
+    def decision_key(self, key: JudgmentKey) -> JudgmentKey:
+        """Where a decision key's judgment goes: in adjudication mode, on an item the
+        reviewers judged differently, the adjudicated decision; else the reviewer's own."""
+        if not self.adjudicating or self.project is None or key.role != "review":
+            return key
+        from app.adjudication import pair_items
+
+        slot = (key.target_key, key.aspect)
+        for item in pair_items(self.project, key.output_id):
+            if (item.target_key, item.aspect) == slot and item.disagree:
+                return replace(key, role="adjudicated")
+        return key
+
+    def _judge_decision(
+        self, key: JudgmentKey, value: JudgmentValue, *, render: bool = True
+    ) -> None:
+        """Commit a decision key's judgment (see :meth:`decision_key`) and say which it was."""
+        key = self.decision_key(key)
+        self.judge(key, value, render=render)
+        if key.role == "adjudicated":
+            what = key.target if key.aspect == "support" else f"{key.target} {key.aspect}"
+            self.message.emit(
+                f"Adjudicated the {what}: {value.label} is its final label (the reviewers "
+                "disagree on it; undo takes it back)",
+                8000,
+            )
+        elif self.adjudicating:
+            self.message.emit(
+                f"Your own review: {value.label} (the reviewers do not disagree on this item)",
+                5000,
+            )
+
     def _changed(self, change: Change, action: str = "do") -> None:
         """After any commit, undo or redo: refresh what shows it and say it is saved."""
         oid = change.key.output_id
@@ -418,7 +453,7 @@ class JudgingController(QObject):
         if self.ais_mode:
             unit = self.current_unit()
             if self.ais_stage == 1:
-                self.judge(
+                self._judge_decision(
                     JudgmentKey(oid, "pair", aspect="interpretable"),
                     self._value("yes" if yes else "no", "accept" if yes else "reject", unit),
                 )
@@ -428,7 +463,7 @@ class JudgingController(QObject):
                 else:
                     self.next_pair()  # not interpretable: attribution is not rated
                 return
-            self.judge(
+            self._judge_decision(
                 JudgmentKey(oid, "pair"),
                 self._value(
                     "supported" if yes else "unsupported", "accept" if yes else "reject", unit
@@ -439,7 +474,7 @@ class JudgingController(QObject):
         unit = self.current_unit()
         if unit is None:
             return
-        self.judge(
+        self._judge_decision(
             unit.key,
             self._value("supported" if yes else "unsupported", "accept" if yes else "reject", unit),
             render=False,
@@ -455,7 +490,7 @@ class JudgingController(QObject):
         if unit is None or n >= len(taxonomy) or (self.ais_mode and self.ais_stage == 1):
             return
         key = unit.key if not self.ais_mode else JudgmentKey(self.bundle.output.id, "pair")
-        self.judge(
+        self._judge_decision(
             key,
             self._value("unsupported", "relabel", unit, error_type=taxonomy[n]["key"]),
             render=self.ais_mode,
@@ -469,7 +504,7 @@ class JudgingController(QObject):
         unit = self.current_unit()
         if unit is None:
             return
-        self.judge(
+        self._judge_decision(
             unit.key,
             self._value(label, "relabel", unit, error_type=error_type, note=note or None),
             render=False,

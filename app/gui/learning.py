@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 
 from app import settings as S
@@ -182,7 +182,7 @@ class LearningPanel(QObject):
         w = self.w
         w.statusBar().addPermanentWidget(self.progress)
         w.statusBar().addPermanentWidget(self.cancel_button)
-        w.model.modelReset.connect(self.follow)
+        w.model.reloaded.connect(self.follow)
         w.threshold.valueChanged.connect(lambda _v: self._show_label())
         self.order_box.currentIndexChanged.connect(lambda _i: self.apply_order())
         w.table.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
@@ -430,8 +430,20 @@ class LearningPanel(QObject):
                 w.reload_rows()
             if oid is not None:
                 w.select_pair(oid)
-                w.show_pair(oid)
+                # The pair's new scores on the next turn of the event loop: the list's refresh
+                # and the detail's reload are two short stalls, not one long one.
+                QTimer.singleShot(0, self, lambda: self._reload_shown(oid))
         w.statusBar().showMessage(text, 10000)
+
+    def _reload_shown(self, output_id: int) -> None:
+        """Redraw the shown pair with its new scores, the keyboard on the item it was on."""
+        w = self.w
+        if w.project is None:
+            return
+        if w.current_output_id() == output_id:
+            w.judging.reload_pair()
+        else:
+            w.show_pair(output_id)
 
     def _still_fresh(self, new: NewRows) -> bool:
         """The worker's rows still hold: same checker shown, nothing judged since."""
@@ -458,8 +470,7 @@ class LearningPanel(QObject):
             w.judging.set_threshold(new.threshold)
             w.settings.set(S.THRESHOLD, new.threshold)
             w._show_checker()
-        w.model.reset_rows(new.rows)  # follow() runs on the reset: label, queue order
-        w.pairs.update_count()
+        w.pairs.show_rows(new.rows)  # follow() runs on the reload: label, queue order
 
     # ================================================================== help
     def show_help(self) -> QMessageBox:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.queries import STATUSES, list_rows, search_ids
+from app.gui.queries import STATUSES, ListRow, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
 from app.store import Project
 
@@ -157,10 +157,15 @@ class PairList(QWidget):
             box.blockSignals(False)
 
     def reload(self, checker: str | None, version: str | None, threshold: float) -> None:
-        """Every row again (a new project, checker or threshold)."""
+        """Every row again (a new project, checker, threshold or model)."""
         if self.project is None:
             return
-        self.model.reset_rows(list_rows(self.project, checker, version, threshold))
+        self.show_rows(list_rows(self.project, checker, version, threshold))
+
+    def show_rows(self, rows: list[ListRow]) -> None:
+        """Show these rows: the same pairs are updated in place (selection, current row and
+        scroll position kept; only changed cells repainted), other pairs reset the list."""
+        self.model.replace_rows(rows)
         self.update_count()
 
     def refresh(

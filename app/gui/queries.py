@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import QueryableAttribute
 
+from app.adjudication import project_final_labels
 from app.store.project import PairRow, Project
 from app.store.schema import (
     Judgment,
@@ -228,34 +229,81 @@ def search_ids(project: Project, text: str) -> set[int]:
     return search_index(project).search(text)
 
 
-def sentence_judgment_scores(
-    project: Project, checker: str, version: str
-) -> list[tuple[str, float | None, str | None, str | None]]:
-    """(label, model score, error type, system) for every sentence-level support judgment."""
+@dataclass(frozen=True)
+class JudgedScores:
+    """Sentence-level support decisions, one per sentence, with the shown checker's score."""
+
+    rows: list[tuple[str, float | None, str | None, str | None]]  # label, score, error, system
+    left_out: int  # sentences the reviewers judged differently and nobody adjudicated
+
+
+def sentence_judgment_scores(project: Project, checker: str, version: str) -> JudgedScores:
+    """(final label, model score, error type, system) for every judged output sentence.
+
+    One row per sentence however many reviewers judged it: its final label (adjudicated, else
+    the reviewers' common label, :func:`app.adjudication.project_final_labels`); sentences the
+    reviewers disagree on without an adjudication are left out and counted.
+    """
+    finals = project_final_labels(project)
+    items = finals.of("sentence")
+    sids = [i.sentence_id for i in items if i.sentence_id is not None]
     with project.session() as s:
-        q = (
-            select(Judgment.label, SentenceScoreRow.score, Judgment.error_type, Output.system)
-            .join(Output, Output.id == Judgment.output_id)
-            .outerjoin(
-                SentenceScoreRow,
-                (SentenceScoreRow.sentence_id == Judgment.sentence_id)
-                & (SentenceScoreRow.checker == checker)
-                & (SentenceScoreRow.version == version),
+        scores: dict[int, float | None] = {}
+        for k in range(0, len(sids), 5000):
+            scores.update(
+                s.execute(
+                    select(SentenceScoreRow.sentence_id, SentenceScoreRow.score).where(
+                        SentenceScoreRow.checker == checker,
+                        SentenceScoreRow.version == version,
+                        SentenceScoreRow.sentence_id.in_(sids[k : k + 5000]),
+                    )
+                ).all()
             )
-            .where(Judgment.aspect == "support", Judgment.target == "sentence")
+        systems = _systems(s, {i.output_id for i in items})
+    rows = [
+        (
+            i.label,
+            scores.get(i.sentence_id) if i.sentence_id is not None else None,
+            i.error_type,
+            systems.get(i.output_id),
         )
-        return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
+        for i in items
+    ]
+    return JudgedScores(rows, finals.left_out("sentence"))
 
 
-def error_types_by_system(project: Project) -> list[tuple[str | None, str, int]]:
+@dataclass(frozen=True)
+class ErrorCounts:
+    """Error types of judged items by system, each item counted once."""
+
+    rows: list[tuple[str | None, str, int]]  # system, error type, items
+    #: Items left out: reviewers disagree on the label (not adjudicated) or on the error type.
+    left_out: int
+
+
+def error_types_by_system(project: Project) -> ErrorCounts:
+    """Items (pairs, sentences, arcs) whose final decision names an error type, by system."""
+    finals = project_final_labels(project)
+    counts: defaultdict[tuple[str | None, str], int] = defaultdict(int)
     with project.session() as s:
-        q = (
-            select(Output.system, Judgment.error_type, func.count(Judgment.id))
-            .join(Output, Output.id == Judgment.output_id)
-            .where(Judgment.error_type.is_not(None))
-            .group_by(Output.system, Judgment.error_type)
+        systems = _systems(s, {i.output_id for i in finals.items})
+    for i in finals.items:
+        if i.error_type:
+            counts[(systems.get(i.output_id), i.error_type)] += 1
+    left_out = finals.left_out() + sum(i.error_type_disputed for i in finals.items)
+    return ErrorCounts([(sy, e, n) for (sy, e), n in counts.items()], left_out)
+
+
+def _systems(s: Any, output_ids: set[int]) -> dict[int, str | None]:
+    ids = sorted(output_ids)
+    out: dict[int, str | None] = {}
+    for k in range(0, len(ids), 5000):
+        out.update(
+            s.execute(
+                select(Output.id, Output.system).where(Output.id.in_(ids[k : k + 5000]))
+            ).all()
         )
-        return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
+    return out
 
 
 def pair_score_values(project: Project, checker: str, version: str) -> list[float]:

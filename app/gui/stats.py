@@ -19,7 +19,12 @@ from PySide6.QtWidgets import (
 from app.gui.agreement_tab import add_agreement_tab
 from app.gui.learning_plots import learning_plots
 from app.gui.plaintext import mpl_text
-from app.gui.queries import error_types_by_system, pair_score_values, sentence_judgment_scores
+from app.gui.queries import (
+    JudgedScores,
+    error_types_by_system,
+    pair_score_values,
+    sentence_judgment_scores,
+)
 from app.store import Project
 
 
@@ -34,8 +39,18 @@ def score_distribution(fig: Figure, scores: list[float], label: str, threshold: 
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), frameon=False)  # above the bars
 
 
-def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> None:
-    """2x2 table of human label vs model flag for judged sentences."""
+def left_out_note(n: int, what: str, why: str = "reviewers disagree") -> str:
+    """A title's second line saying how many items a plot leaves out, and why."""
+    if not n:
+        return ""
+    return f"\n{n} {what}{'' if n == 1 else 's'} left out: {why}, not adjudicated"
+
+
+def agreement(
+    fig: Figure, rows: list[tuple], label: str, threshold: float, left_out: int = 0
+) -> None:
+    """2x2 table of the final label vs the model's flag for judged sentences (one per
+    sentence, however many reviewers judged it; ``left_out`` disputed ones not shown)."""
     counts: defaultdict[tuple[str, str], int] = defaultdict(int)
     for human, score, _err, _system in rows:
         if score is None:
@@ -62,15 +77,27 @@ def agreement(fig: Figure, rows: list[tuple], label: str, threshold: float) -> N
     total = sum(sum(r) for r in grid)
     agree = grid[0][0] + grid[1][1]
     pct = f"{100 * agree / total:.0f}% agree" if total else "no judged sentences with scores"
-    ax.set_title(f"Judged vs model ({mpl_text(label)}): {pct}")
+    ax.set_title(
+        f"Judged vs model ({mpl_text(label)}): {pct}" + left_out_note(left_out, "sentence")
+    )
 
 
-def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
+WHY_TYPES = "reviewers disagree on the label or error type"
+
+
+def errors_by_system(fig: Figure, rows: list[tuple], left_out: int = 0) -> None:
+    """Judged items by error type and system, each item once (its final decision's type)."""
     systems = sorted({mpl_text(s or "—") for s, _e, _n in rows})
     errors = sorted({e for _s, e, _n in rows})
     ax = fig.add_subplot(111)
     if not rows:
-        ax.text(0.5, 0.5, "no error types recorded yet", ha="center", va="center")
+        ax.text(
+            0.5,
+            0.5,
+            "no error types recorded yet" + left_out_note(left_out, "item", WHY_TYPES),
+            ha="center",
+            va="center",
+        )
         ax.set_axis_off()
         return
     table = {(mpl_text(s or "—"), e): n for s, e, n in rows}
@@ -87,9 +114,9 @@ def errors_by_system(fig: Figure, rows: list[tuple]) -> None:
             edgecolor="black",
         )
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-    ax.set_ylabel("judgments")
+    ax.set_ylabel("judged items")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title("Error types by system")
+    ax.set_title("Error types by system" + left_out_note(left_out, "item", WHY_TYPES))
     # Beside the bars, not over them.
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), title="error type")
 
@@ -144,15 +171,20 @@ class StatsDialog(QDialog):
         thr = threshold
         label = checker_label or "no checker"
         scores = pair_score_values(project, checker, version) if checker and version else []
-        judged = sentence_judgment_scores(project, checker, version) if checker and version else []
+        judged = (
+            sentence_judgment_scores(project, checker, version)
+            if checker and version
+            else JudgedScores([], 0)
+        )
+        errors = error_types_by_system(project)
         self.tabs = QTabWidget()
         self.plots: list[PlotTab] = []
         for name, draw in (
             ("score distribution", lambda f: score_distribution(f, scores, label, thr)),
-            ("agreement", lambda f: agreement(f, judged, label, thr)),
+            ("agreement", lambda f: agreement(f, judged.rows, label, thr, judged.left_out)),
             (
                 "error types by system",
-                lambda f: errors_by_system(f, error_types_by_system(project)),
+                lambda f: errors_by_system(f, errors.rows, errors.left_out),
             ),
             *learning_plots(project, checker, version, label, thr),
         ):

@@ -143,3 +143,30 @@ def test_next_useful_key_puts_the_cursor_on_the_weakest_open_sentence(qtbot, win
     w.judging.set_blind(True)  # blind: the jump says nothing of the model
     qtbot.keyClick(w.output_view, Qt.Key.Key_N)
     assert w.statusBar().currentMessage().startswith("Next most useful pair (why is hidden")
+
+
+def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """The list takes the adapted scores in place: no reset, the same pair selected and shown
+    with its new scores; the list then holds what a fresh reload would."""
+    from app.gui.queries import list_rows
+    from app.item_models import COL_LOWEST
+
+    oid = win.proxy.index(5, 0).data(OutputIdRole)
+    win.select_pair(oid)
+    old_score = win.proxy.index(5, COL_LOWEST).data()
+    with qtbot.assertNotEmitted(win.model.modelReset):
+        win.actions_["adapt"].trigger()
+        qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
+        qtbot.wait(20)  # the detail reloads on the next turn of the event loop
+    assert win.version is not None and "+p" in win.version
+    assert win.table.currentIndex().data(OutputIdRole) == oid
+    assert [i.data(OutputIdRole) for i in win.table.selectionModel().selectedRows()] == [oid]
+    assert win.current_output_id() == oid
+    assert win.project is not None
+    fresh = list_rows(win.project, win.checker, win.version, win.threshold.value())
+    assert win.model.output_ids() == [r.row.output_id for r in fresh]
+    for n, r in enumerate(fresh):
+        assert win.model.list_row(n) == r
+    assert win.proxy.index(5, COL_LOWEST).data() != old_score  # the new scores are shown
+    scores = win._scores()
+    assert scores is not None and scores[0].version == win.version  # the detail too

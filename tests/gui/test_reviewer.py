@@ -150,3 +150,57 @@ def test_adjudication_mode_shows_reviewers_side_by_side(window) -> None:  # type
     w.actions_["adjudicate"].trigger()
     assert not w.adjudication.dock.isVisible() and not w.pairs.disagree_filter.isChecked()
     assert w.proxy.rowCount() == w.model.total()
+
+
+def test_decision_keys_adjudicate_disputed_items_in_adjudication_mode(window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtTest import QTest
+
+    w = window
+    assert w.project is not None
+    oid = next(o for o in w.project.output_ids() if len(w.project.sentences(output_id=o)) >= 2)
+    first, second = (s.id for s in w.project.sentences(output_id=oid)[:2])
+    for name, label in (("ana", "supported"), ("ben", "unsupported")):
+        w.project.set_annotator(name)
+        w.project.judge(  # disputed
+            JudgmentKey(oid, "sentence", sentence_id=first), JudgmentValue(label, "relabel")
+        )
+        w.project.judge(  # agreed
+            JudgmentKey(oid, "sentence", sentence_id=second), JudgmentValue("supported", "accept")
+        )
+    w.set_reviewer("cleo")
+    w.actions_["adjudicate"].trigger()
+    assert "adjudicated decision" in w.statusBar().currentMessage()
+    w.select_pair(oid)
+    assert w.current_output_id() == oid and w.judging.level == "sentence"
+    assert w.current_unit().key.sentence_id == first
+    w.output_view.setFocus()
+
+    def cleo(sid: int) -> list[tuple[str, str]]:
+        return [
+            (j.role, j.label)
+            for j in w.project.judgments(oid)
+            if j.annotator == "cleo" and j.sentence_id == sid
+        ]
+
+    QTest.keyClick(w.output_view, Qt.Key.Key_X)  # reject the disputed sentence
+    assert cleo(first) == [("adjudicated", "unsupported")]  # the final label, not a 3rd review
+    assert w.statusBar().currentMessage().startswith("Adjudicated the sentence: unsupported")
+    panel = w.adjudication.panel
+    row = next(r for r, item in enumerate(panel.items) if item.sentence_id == first)
+    assert panel.table.item(row, panel.table.columnCount() - 1).text() == "unsupported (cleo)"
+    # the keyboard moved on to the sentence both reviewers support: an ordinary review
+    assert w.current_unit().key.sentence_id == second
+    QTest.keyClick(w.output_view, Qt.Key.Key_A)
+    assert cleo(second) == [("review", "supported")]
+    assert "adjudicated" not in (w.last_saved or "")
+    w.undo_stack.undo()
+    w.undo_stack.undo()  # the adjudication is undone like any decision
+    assert cleo(first) == [] and cleo(second) == []
+    # out of the mode the keys record the reviewer's own judgment again
+    w.actions_["adjudicate"].trigger()
+    assert not w.judging.adjudicating
+    w.select_pair(oid)
+    w.judging.focus_key(JudgmentKey(oid, "sentence", sentence_id=first))
+    w.output_view.setFocus()
+    QTest.keyClick(w.output_view, Qt.Key.Key_X)
+    assert cleo(first) == [("review", "unsupported")]
