@@ -211,6 +211,34 @@ def project_final_labels(project: Project, aspect: str = "support") -> ProjectFi
     return out
 
 
+def final_judgment_ids(project: Project, aspect: str = "support") -> set[int]:
+    """Ids of the judgments that carry their item's final label, one per settled item: what
+    learning from judgments reads, so that an item two reviewers judged counts once (under its
+    adjudicated or agreed label) and an unsettled disagreement not at all. With one reviewer,
+    every judgment of the aspect."""
+    by_pair: dict[int, list[Any]] = defaultdict(list)
+    with project.session() as s:
+        for row in s.execute(
+            select(
+                Judgment.id,
+                Judgment.output_id,
+                Judgment.target_key,
+                Judgment.aspect,
+                Judgment.label,
+                Judgment.annotator,
+                Judgment.role,
+                Judgment.created_at,
+            ).where(Judgment.aspect == aspect)
+        ):
+            by_pair[row.output_id].append(row)
+    return {
+        final.judgment.id
+        for rows in by_pair.values()
+        for final in final_labels(rows).values()
+        if final.judgment is not None
+    }
+
+
 def pair_finals(output_id: int, judgments: Iterable[Any], into: ProjectFinals) -> None:
     """Add one pair's judged items (all judgments of one aspect, every reviewer's) to ``into``.
 

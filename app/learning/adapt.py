@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import func, insert, literal, select, update
 
+from app.adjudication import final_judgment_ids
 from app.store.project import Project, now
 from app.store.schema import (
     ArcRow,
@@ -224,20 +225,26 @@ def training_rows(
     pair's lowest value per signal, as the combiner was fitted. Returns the rows (weights 1),
     counts by level, and whether each was made with the marks visible.
     """
+    finals = final_judgment_ids(project)  # one judgment per item, its final label
     with project.session() as s:
-        judged = s.execute(
-            select(
-                Judgment.output_id,
-                Judgment.target,
-                Judgment.sentence_id,
-                Judgment.label,
-                Judgment.model_visible,
-            ).where(
-                Judgment.aspect == "support",
-                Judgment.target.in_(("pair", "sentence")),
-                Judgment.label.in_(("supported", "unsupported")),
+        judged: list[Any] = [
+            tuple(row)[1:]
+            for row in s.execute(
+                select(
+                    Judgment.id,
+                    Judgment.output_id,
+                    Judgment.target,
+                    Judgment.sentence_id,
+                    Judgment.label,
+                    Judgment.model_visible,
+                ).where(
+                    Judgment.aspect == "support",
+                    Judgment.target.in_(("pair", "sentence")),
+                    Judgment.label.in_(("supported", "unsupported")),
+                )
             )
-        ).all()
+            if row[0] in finals
+        ]
     stored = _stored(project, base_version, comps, features, sorted({j[0] for j in judged}))
     base, cvals, y, visible = [], [], [], []
     counts = {"pair": 0, "sentence": 0}
@@ -388,18 +395,23 @@ def adapt_project(
 def arc_points(project: Project, base_version: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Arc support judgments with the bundled combined score's arc score: (scores, labels 1 =
     supported/entailed, made with the marks visible)."""
+    finals = final_judgment_ids(project)  # one judgment per item, its final label
     with project.session() as s:
-        found = s.execute(
-            select(ArcScoreRow.score, Judgment.label, Judgment.model_visible)
-            .join(ArcScoreRow, ArcScoreRow.arc_id == Judgment.arc_id)
-            .where(
-                Judgment.aspect == "support",
-                Judgment.target == "arc",
-                Judgment.label.in_(("supported", "unsupported")),
-                ArcScoreRow.checker == CHECKER,
-                ArcScoreRow.version == base_version,
+        found: list[Any] = [
+            tuple(row)[1:]
+            for row in s.execute(
+                select(Judgment.id, ArcScoreRow.score, Judgment.label, Judgment.model_visible)
+                .join(ArcScoreRow, ArcScoreRow.arc_id == Judgment.arc_id)
+                .where(
+                    Judgment.aspect == "support",
+                    Judgment.target == "arc",
+                    Judgment.label.in_(("supported", "unsupported")),
+                    ArcScoreRow.checker == CHECKER,
+                    ArcScoreRow.version == base_version,
+                )
             )
-        ).all()
+            if row[0] in finals
+        ]
     return (
         np.array([float(sc) for sc, _l, _v in found], np.float64),
         np.array([1.0 if label == "supported" else 0.0 for _s, label, _v in found]),

@@ -21,6 +21,7 @@ from typing import Any, Literal, cast
 import numpy as np
 from sqlalchemy import select
 
+from app.adjudication import final_judgment_ids
 from app.store.project import Project, now
 from app.store.schema import (
     ArcScoreRow,
@@ -215,6 +216,7 @@ def judged_points(project: Project, checker: str, version: str, level: str) -> P
     """The level's support judgments that have a score from this checker version."""
     if level not in LEVELS:
         raise CalibrationError(f"unknown level '{level}'; use one of {', '.join(LEVELS)}")
+    finals = final_judgment_ids(project)  # one judgment per item, its final label
     with project.session() as s:
         q = select(Judgment.label, Judgment.model_visible)
         if level == "pair":
@@ -238,13 +240,17 @@ def judged_points(project: Project, checker: str, version: str, level: str) -> P
                 & (ArcScoreRow.checker == checker)
                 & (ArcScoreRow.version == version),
             )
-        rows = s.execute(
-            q.where(
-                Judgment.aspect == "support",
-                Judgment.target == level,
-                Judgment.label.in_(("supported", "unsupported")),
+        rows = [
+            tuple(r)[:3]
+            for r in s.execute(
+                q.add_columns(Judgment.id).where(
+                    Judgment.aspect == "support",
+                    Judgment.target == level,
+                    Judgment.label.in_(("supported", "unsupported")),
+                )
             )
-        ).all()
+            if r[3] in finals
+        ]
     # (label, made with marks visible, score); the query's columns grew with add_columns.
     found = [
         (str(r[0]), bool(r[1]), float(r[2])) for r in cast("list[Any]", rows) if r[2] is not None

@@ -141,3 +141,18 @@ def test_report_counts_each_item_once(reviewed: tuple[Path, str, str, dict[str, 
     with Project.open(path) as p:
         names = {t["key"]: t["name"] for t in p.taxonomy()}
     assert totals == {names["entity"]: 2, names["circumstance"]: 1}
+
+
+def test_calibration_reads_each_item_once(
+    reviewed: tuple[Path, str, str, dict[str, int]],
+) -> None:
+    """Learning from judgments takes one judgment per item: a: agreed U, c: adjudicated U,
+    d: alice's S; b (disputed, not adjudicated) is left out; the pair: agreed U."""
+    from app.learning.calibration import judged_points
+
+    path, checker, version, _sid = reviewed
+    with Project.open(path) as p:
+        sentences = judged_points(p, checker, version, "sentence")
+        pairs = judged_points(p, checker, version, "pair")
+    assert sorted(sentences.y.tolist()) == [0, 0, 1]
+    assert pairs.y.tolist() == [0]
