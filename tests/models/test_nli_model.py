@@ -171,3 +171,22 @@ def test_a_config_without_id2label_is_a_clear_error(onnx_nli: Path, tmp_path: Pa
     (broken / "config.json").write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ModelLoadError, match="id2label"):
         OnnxNLI(broken)
+
+
+def test_the_card_names_the_nli_model_and_its_held_out_accuracy(tmp_path: Path) -> None:
+    from models.training.card import nli_part
+
+    assert nli_part(tmp_path) == []  # not installed: no bullet
+    (tmp_path / "nli").mkdir()
+    config = {
+        "kind": "factdesk-nli",
+        "id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"},
+        "max_length": 128,
+        "version": "abc123",
+        "training": {"examples": 12000, "steps": 375, "batch_size": 32, "sources": {"nli/x": 1}},
+        "held_out": {"nli/mnli_dev_matched_from_hans_repo.tsv": {"accuracy": 0.513, "items": 1000}},
+    }
+    (tmp_path / "nli" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (line,) = nli_part(tmp_path)
+    assert "`abc123`" in line and "entailment / neutral / contradiction" in line
+    assert "`mnli_dev_matched_from_hans_repo.tsv` 51.3% (1000 items)" in line
