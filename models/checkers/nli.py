@@ -117,11 +117,14 @@ class OnnxNLI:
             ) from exc
         self._session = onnx_session(path / MODEL_FILE, device)
         self._inputs = {i.name for i in self._session.get_inputs()}
+        # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
+        # not cut), one encodes pairs for the model, truncated to its input length.
+        self._counter = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def predict(
         self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 16

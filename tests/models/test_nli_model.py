@@ -190,3 +190,14 @@ def test_the_card_names_the_nli_model_and_its_held_out_accuracy(tmp_path: Path) 
     (line,) = nli_part(tmp_path)
     assert "`abc123`" in line and "entailment / neutral / contradiction" in line
     assert "`mnli_dev_matched_from_hans_repo.tsv` 51.3% (1000 items)" in line
+
+
+def test_a_sentence_longer_than_the_onnx_model_input_is_reported(onnx_nli: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+    out = parse(" ".join(["the mayor of paris opened the bridge"] * 12) + ".")
+    assert checker.count_tokens(out.text) > checker.max_tokens
+    (result,) = checker.score([PairInput(1, parse("The mayor opened it."), out)])
+    assert result.score is None
+    assert "longer than the model input" in (result.sentences[0].not_checked or "")
