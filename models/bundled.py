@@ -69,7 +69,18 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
         )
         for name in combiner.components
     }
-    return CombinedChecker(combiner, parts)
+    return CombinedChecker(combiner, parts, _answers(device))
+
+
+def _answers(device: DevicePref) -> Checker | None:
+    """The bundled three-way NLI checker that judges yes/no answers, when it is installed."""
+    from models.arc_runtime import default_retriever
+    from models.checkers.nli import NLISentenceChecker
+    from models.checkers.nli import bundled_available as nli_available
+
+    if not nli_available():
+        return None
+    return NLISentenceChecker(device=device, retriever=default_retriever(device))
 
 
 def _combined_available() -> bool:

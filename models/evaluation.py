@@ -625,7 +625,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.qa_only:
         from models.training.examples import ParseCache
 
-        loaded = _checkers(args.checkers, args.model_dir)
+        names = args.checkers
+        if names is None:
+            from models.checkers.nli import bundled_available as nli_available
+            from models.registry import default_checkers
+
+            # The three-way NLI model judges the combined score's yes/no answers: its own row.
+            if nli_available():
+                names = [n for n in default_checkers() if n != "lexical"] + ["nli"]
+        loaded = _checkers(names, args.model_dir)
         qa = evaluate_qa(
             qa_items(args.data, args.limit),
             loaded,

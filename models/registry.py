@@ -2,7 +2,8 @@
 
 ``lexical`` (the DAE paper's lexical arc-match baseline) is always there and always selectable;
 it is the default only when no bundled model is installed. ``nli`` loads the user's own Hugging
-Face NLI directory (``model_dir`` required). The bundled trained checkers (``dae``, ``support``)
+Face NLI directory (``model_dir``), or without one the bundled three-way model (which the
+combined score uses for yes/no answers; it is not a default checker of its own). The bundled trained checkers (``dae``, ``support``)
 register themselves from :mod:`models.bundled` and are the defaults when their files are present.
 """
 
@@ -37,10 +38,14 @@ def _lexical(device: DevicePref, model_dir: Path | None) -> Checker:
 
 
 def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
-    from models.checkers.nli import NLISentenceChecker
+    from models.checkers.nli import NLISentenceChecker, bundled_available
 
     if model_dir is None:
-        raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
+        if not bundled_available():
+            raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
+        from models.arc_runtime import default_retriever
+
+        return NLISentenceChecker(device=device, retriever=default_retriever(device))
     return NLISentenceChecker(model_dir, device=device)
 
 

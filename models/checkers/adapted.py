@@ -107,7 +107,7 @@ class AdaptedCombinedChecker(CombinedChecker):
     display_name = "combined score (adapted to this project)"
 
     def __init__(self, base: CombinedChecker, head: Head) -> None:
-        super().__init__(base._combiner, base._components)
+        super().__init__(base._combiner, base._components, base._answers)
         if head.base_version != base.version:
             raise ModelLoadError(
                 f"the project model adapts combined score {head.base_version}, "
@@ -117,8 +117,13 @@ class AdaptedCombinedChecker(CombinedChecker):
         self.base_version = base.version
         self.version = head.version
 
-    def combine(self, item: PairInput, results: dict[str, PairScore]) -> PairScore:
-        base = super().combine(item, results)
+    def combine(
+        self,
+        item: PairInput,
+        results: dict[str, PairScore],
+        answers: PairScore | None = None,
+    ) -> PairScore:
+        base = super().combine(item, results, answers)
         sentences = list(base.sentences)
         checked = [k for k, ss in enumerate(sentences) if ss.score is not None]
         if checked:

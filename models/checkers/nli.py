@@ -1,17 +1,25 @@
-"""Sentence support from any local Hugging Face sequence-classification model (NLI style).
+"""Sentence support from an NLI sequence classifier: the bundled three-way model or a user's.
 
 The label mapping is read from the model's ``id2label``: the entailment probability is the
 support score. Each output sentence is judged against its evidence window (premise = evidence,
 hypothesis = sentence, or the sentence's claim when an answer is read with its question, see
-:mod:`models.claims`). Runs on CUDA when available, else CPU, through torch; torch and
-transformers are imported only when such a checker is loaded.
+:mod:`models.claims`); a "No." is judged by the contradiction probability of the claim it
+denies when the model is three-way.
+
+Two runtimes: the bundled model (``resources/models/nli``, trained by
+:mod:`models.training.nli_model`: all-MiniLM-L6-v2 with a three-way head, int8 ONNX) runs through
+onnxruntime with the ``tokenizers`` package, without torch; a user's Hugging Face directory runs
+through torch (CUDA when available, else CPU), imported only when such a checker is loaded.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from models.checkers.base import (
     QA_REVISION,
@@ -27,7 +35,31 @@ from models.checkers.base import (
 )
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Retriever, build_windows
-from models.runtime import DevicePref, torch_device
+from models.resources import resources_dir
+from models.runtime import DevicePref, onnx_session, torch_device
+
+BUNDLED_DIR = resources_dir() / "models" / "nli"
+#: ``kind`` in the config of a model exported by :mod:`models.training.nli_model`.
+KIND = "factdesk-nli"
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "config.json"
+
+
+def bundled_available(path: Path = BUNDLED_DIR) -> bool:
+    """Whether the bundled three-way model's files are installed."""
+    return all((path / f).is_file() for f in (MODEL_FILE, TOKENIZER_FILE, CONFIG_FILE))
+
+
+def is_onnx_dir(path: Path) -> bool:
+    """Whether a directory holds an exported model of ours (else: a Hugging Face directory)."""
+    if not bundled_available(path):
+        return False
+    try:
+        config = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    return isinstance(config, dict) and config.get("kind") == KIND
 
 
 def entailment_index(id2label: dict[Any, str]) -> int:
@@ -57,23 +89,97 @@ def contradiction_index(id2label: dict[Any, str]) -> int | None:
     return None
 
 
+class OnnxNLI:
+    """An exported NLI classifier (:mod:`models.training.nli_model`) run by onnxruntime.
+
+    The graph takes ``input_ids``, ``attention_mask`` and ``token_type_ids`` and returns the
+    class probabilities ``probs``; the config names the classes (``id2label``), the input length
+    (``max_length``) and the version (the ONNX file's content hash).
+    """
+
+    def __init__(self, model_dir: str | Path, device: DevicePref = "auto") -> None:
+        from models.encoding import load_tokenizer
+
+        path = Path(model_dir)
+        if not bundled_available(path):
+            raise ModelNotFoundError(
+                f"{path}: no {MODEL_FILE}, {TOKENIZER_FILE} and {CONFIG_FILE} here."
+            )
+        try:
+            config = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
+            self.id2label = {int(k): str(v) for k, v in config["id2label"].items()}
+            self.max_length = int(config["max_length"])
+            self.version = str(config["version"])
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ModelLoadError(
+                f"{path / CONFIG_FILE}: not an NLI model config (needs id2label, max_length, "
+                f"version): {exc}"
+            ) from exc
+        self._session = onnx_session(path / MODEL_FILE, device)
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
+        # not cut), one encodes pairs for the model, truncated to its input length.
+        self._counter = load_tokenizer(path / TOKENIZER_FILE)
+        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
+        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def predict(
+        self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 16
+    ) -> np.ndarray:
+        """Class probabilities, one row per (premise, hypothesis), columns as ``id2label``."""
+        n = len(premises)
+        out = np.zeros((n, len(self.id2label)), np.float32)
+        # Length-sorted batches waste less padding; rows go back to their places.
+        order = sorted(range(n), key=lambda i: len(premises[i]) + len(hypotheses[i]))
+        for lo in range(0, n, batch_size):
+            idx = order[lo : lo + batch_size]
+            encs = self._tokenizer.encode_batch([(premises[i], hypotheses[i]) for i in idx])
+            width = max(len(e.ids) for e in encs)
+            ids = np.zeros((len(encs), width), np.int64)
+            types = np.zeros_like(ids)
+            mask = np.zeros_like(ids)
+            for r, e in enumerate(encs):
+                ids[r, : len(e.ids)] = e.ids
+                types[r, : len(e.ids)] = e.type_ids
+                mask[r, : len(e.ids)] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            feed = {k: v for k, v in feed.items() if k in self._inputs}
+            out[np.asarray(idx)] = self._session.run(None, feed)[0]
+        return out
+
+
 class NLISentenceChecker:
-    """Sentence-level checker over a local HF sequence-classification directory."""
+    """Sentence-level checker over an NLI classifier: the bundled ONNX model (``model_dir``
+    None), an exported one of ours, or a local Hugging Face sequence-classification directory."""
 
     display_name = "NLI sentence support"
     grain: Grain = "sentence"
 
     def __init__(
         self,
-        model_dir: str | Path,
+        model_dir: str | Path | None = None,
         *,
         device: DevicePref = "auto",
         max_tokens: int = 512,
         retriever: Retriever | None = None,
     ) -> None:
-        path = Path(model_dir)
+        path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
         if not (path / "config.json").is_file():
             raise ModelNotFoundError(f"{path}: not a model directory (no config.json).")
+        self._retriever = retriever
+        self._onnx: OnnxNLI | None = None
+        if is_onnx_dir(path):
+            self._onnx = OnnxNLI(path, device)
+            self._entail = entailment_index(self._onnx.id2label)
+            self._contradict = contradiction_index(self._onnx.id2label)
+            self.max_tokens = min(max_tokens, self._onnx.max_length)
+            bundled = model_dir is None
+            self.name = "nli" if bundled else f"nli:{path.name}"
+            self.version = f"{self._onnx.version}+{QA_REVISION}"
+            return
         try:
             import torch
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -98,11 +204,12 @@ class NLISentenceChecker:
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
-        self._retriever = retriever
         self.name = f"nli:{path.name}"
         self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}"
 
     def count_tokens(self, text: str) -> int:
+        if self._onnx is not None:
+            return self._onnx.count_tokens(text)
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def score(
@@ -162,6 +269,13 @@ class NLISentenceChecker:
         self, chunk: Sequence[tuple[int, int, str, str]]
     ) -> list[tuple[float, float | None]]:
         """Entailment and (three-way models) contradiction probability of each job."""
+        if self._onnx is not None:
+            probs = self._onnx.predict([c[2] for c in chunk], [c[3] for c in chunk], len(chunk))
+            entail = probs[:, self._entail].astype(float).tolist()
+            if self._contradict is None:
+                return [(e, None) for e in entail]
+            contra = probs[:, self._contradict].astype(float).tolist()
+            return list(zip(entail, contra, strict=True))
         torch = self._torch
         enc = self._tokenizer(
             [c[2] for c in chunk],

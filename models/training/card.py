@@ -20,9 +20,36 @@ def _epochs(training: dict) -> str:
         return "epochs unknown"
 
 
+def nli_part(bundle: Path) -> list[str]:
+    """The card bullet of the three-way NLI model (``nli/``), when the bundle has it."""
+    path = bundle / "nli" / "config.json"
+    if not path.is_file():
+        return []
+    nli = json.loads(path.read_text(encoding="utf-8"))
+    training = nli.get("training", {})
+    held = "; ".join(
+        f"`{source.removeprefix('nli/')}` {100 * d['accuracy']:.1f}% ({d['items']} items)"
+        for source, d in nli.get("held_out", {}).items()
+    )
+    sources = ", ".join(f"`{s}`" for s in sorted(training.get("sources", {})))
+    labels = " / ".join(nli["id2label"][k] for k in sorted(nli["id2label"], key=int))
+    return [
+        f"* `nli/` - three-way NLI cross-encoder ({labels}), version `{nli['version']}`: "
+        f"all-MiniLM-L6-v2 with a sequence-classification head, `[CLS] evidence [SEP] claim "
+        f"[SEP]` (max {nli['max_length']} word-pieces), int8 with the head in fp32. Judges the "
+        'combined score\'s yes/no answers ("Yes." = P(entailment) of the claim, "No." = '
+        "P(contradiction) of the claim it denies); selectable alone as `nli`. Trained on CPU by "
+        f"`python -m models.training.nli_model` ({training.get('examples', '?')} training-side "
+        f"three-way pairs, one epoch of {training.get('steps', '?')} steps of batch "
+        f"{training.get('batch_size', '?')}, lr {training.get('lr', '?')}, seed "
+        f"{training.get('seed', '?')}, {training.get('seconds', '?')} s on 2 cores) from "
+        f"{sources}. Held-out accuracy (dev-side items, three-way): {held or 'not measured'}.",
+    ]
+
+
 def _later_parts(bundle: Path) -> list[str]:
-    """Card bullets of the aligner and the combined score, when the bundle has them."""
-    lines = []
+    """Card bullets of the aligner, the NLI model and the combined score, when present."""
+    lines = nli_part(bundle)
     aligner = bundle / "aligner" / "config.json"
     if aligner.is_file():
         al = json.loads(aligner.read_text(encoding="utf-8"))

@@ -54,13 +54,14 @@ def _export(
         )
 
 
-def quantize_int8(src: Path, dst: Path) -> None:
+def quantize_int8(src: Path, dst: Path, keep_fp32: tuple[str, ...] = ()) -> None:
     """Dynamic int8 quantisation of MatMul/Gemm weights and of the embedding Gathers.
 
     The word-embedding matrix alone is ~47 MB in fp32; quantising the Gather keeps it at ~12 MB.
     Weights are quantised per output channel, and the two small heads (and the label
     embedding) stay fp32: quantising the heads' mixed-scale input moved single arc
-    probabilities by up to 0.38, per-channel with fp32 heads by under 0.1.
+    probabilities by up to 0.38, per-channel with fp32 heads by under 0.1. Nodes whose names
+    hold any of ``keep_fp32`` (another model's head) stay fp32 too.
     """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -69,7 +70,7 @@ def quantize_int8(src: Path, dst: Path) -> None:
     heads = [
         n.name
         for n in graph.node
-        if any(k in n.name for k in ("arc_out", "support_out", "label_embedding"))
+        if any(k in n.name for k in ("arc_out", "support_out", "label_embedding", *keep_fp32))
     ]
     quantize_dynamic(
         str(src),
@@ -136,9 +137,11 @@ def export_encoder_graph(
     output_axes: dict[int, str],
     *,
     quantize: bool = True,
+    keep_fp32: tuple[str, ...] = (),
 ) -> Path:
     """Export a module over a base encoder's (ids, mask, types) to ``model.onnx`` (int8 unless
-    ``quantize`` is False) with the base's ``tokenizer.json`` beside it; returns the model file."""
+    ``quantize`` is False; nodes named with any of ``keep_fp32`` stay fp32) with the base's
+    ``tokenizer.json`` beside it; returns the model file."""
     import torch
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -151,7 +154,7 @@ def export_encoder_graph(
     )
     final = out_dir / "model.onnx"
     if quantize:
-        quantize_int8(fp32, final)
+        quantize_int8(fp32, final, keep_fp32)
         fp32.unlink()
     else:
         fp32.replace(final)

@@ -142,3 +142,57 @@ def test_word_match_signals_are_left_out_for_a_yes_no_claim() -> None:
     assert result.sentences[1].score == pytest.approx(
         1 / (1 + np.exp(-(logit(0.3) + logit(0.9) + logit(1.0))))
     )
+
+
+class Spy(Fixed):
+    """A Fixed checker that records the keys of the pairs it was asked to score."""
+
+    def __init__(self, name: str, values: Sequence[float | None]) -> None:
+        super().__init__(name, values)
+        self.seen: list[object] = []
+
+    def score(self, batch: Sequence[PairInput], **kw: object) -> list[PairScore]:
+        self.seen += [item.key for item in batch]
+        return super().score(batch, **kw)
+
+
+def _yes_no_pair(key: str) -> PairInput:
+    from models.claims import Claim
+
+    out = _output(2)
+    claim = Claim(0, "It is not open.", "yes/no", out.sentences[0])
+    wh = Claim(1, "It opened in 1967.", "wh", out.sentences[1])
+    return PairInput(key, _output(0), out, "Is it open?", (claim, wh))
+
+
+def test_a_yes_no_claim_is_judged_by_the_three_way_model() -> None:
+    comb = Combiner(_spec(["support", "align"], [1.0, 1.0]))
+    parts = {"support": Fixed("support", [0.3, 0.3]), "align": Fixed("align", [0.9, 0.9])}
+    answers = Spy("nli", [0.85, 0.1])
+    checker = CombinedChecker(comb, parts, answers)
+    (result,) = checker.score([_yes_no_pair("k")])
+    # The yes/no sentence blends the NLI checker's score (its "No" is already the contradiction
+    # probability of what it denies) with the combined one; the wh claim keeps the features.
+    combined = 1 / (1 + np.exp(-logit(0.3)))  # word-match signals are left out for yes/no
+    want = 1 / (1 + np.exp(-(logit(combined) + logit(0.85)) / 2))
+    assert result.sentences[0].score == pytest.approx(want)
+    assert result.sentences[1].score == pytest.approx(1 / (1 + np.exp(-(logit(0.3) + logit(0.9)))))
+    assert answers.seen == ["k"]
+    assert CombinedChecker(comb, parts).version != checker.version
+
+
+def test_pairs_without_a_yes_no_claim_score_exactly_as_before() -> None:
+    from models.claims import Claim
+
+    comb = Combiner(_spec(["dae", "support"], [1.0, 1.0]))
+    parts = {"dae": Fixed("dae", [0.9, None], 0.05), "support": Fixed("support", [0.8, 0.4])}
+    out = _output(2)
+    wh = Claim(0, "It opened in 1967.", "wh", out.sentences[0])
+    batch = [PairInput("plain", _output(0), out), PairInput("wh", _output(0), out, "When?", (wh,))]
+    answers = Spy("nli", [0.01, 0.01])
+    before = CombinedChecker(comb, parts).score(batch)
+    after = CombinedChecker(comb, parts, answers).score(batch)
+    assert [(r.score, r.sentences, r.arcs) for r in after] == [
+        (r.score, r.sentences, r.arcs) for r in before
+    ]
+    assert answers.seen == []  # the NLI model is not even run for them
