@@ -23,7 +23,12 @@ from models.errors import FactDeskError, InputError
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["eval"]:
+        # eval's own parser reads its options (argparse's REMAINDER refuses a leading --option)
+        args = argparse.Namespace(func=_cmd_eval, rest=argv[1:], project=None)
+    else:
+        args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except FactDeskError as exc:

@@ -203,3 +203,13 @@ def test_demo_reset_refuses_a_demo_project_that_is_open(tmp_path: Path, capsys) 
         holder.communicate("")
     with Project.open(path) as p:
         assert p.get_setting("taxonomy")  # still the same project
+
+
+def test_eval_options_reach_the_evaluation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`factdesk eval --qa-only --data DIR` reads eval's own options (they were refused as
+    unrecognised arguments before eval's parser saw them)."""
+    assert main(["eval", "--qa-only", "--limit", "5", "--data", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "unrecognized" not in err and str(tmp_path / "none") in err
