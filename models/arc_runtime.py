@@ -62,19 +62,12 @@ class ArcSupportRunner:
             self._session: Any
             self._session, choice = onnx_model(path, device, ONNX_FILE)
             self.runs_on = choice.runs_on  # device and precision, recorded with each run
-            # Dynamic int8 quantisation scales activations per tensor, i.e. over the whole
-            # batch: an input's scores would move with whatever shares its batch (up to 0.1 on
-            # a pair score). Run such a model one input at a time, so a pair scores the same
-            # alone, in any chunk, locally or on a Ray worker (on the CPU this costs no speed:
-            # no padding to carry).
-            self._one_at_a_time = choice.precision == "int8"
         elif runtime == "torch":
             from models.arc_model import load_torch
 
             self._device = torch_device(device)
             self._module, _ = load_torch(path, self._device)
             self.runs_on = f"{self._device} fp32 (torch)"
-            self._one_at_a_time = False
         else:
             raise ModelLoadError(f"unknown runtime {runtime!r}; expected 'onnx' or 'torch'.")
 
@@ -111,8 +104,6 @@ class ArcSupportRunner:
         }
         # Similar lengths together: less padding in each batch.
         todo.sort(key=lambda n: len(encoded[n].ids))
-        if self._one_at_a_time:
-            batch_size = 1
         for lo in range(0, len(todo), batch_size):
             check_stop(should_stop)
             chunk = todo[lo : lo + batch_size]

@@ -259,26 +259,3 @@ def test_the_teacher_gets_its_share_of_what_the_later_stages_leave() -> None:
     assert training_minutes(60.0, 4.0, later, share=0.5) == pytest.approx((56.0 - reserve) / 2)
     # the student, trained last, gets all that is left but its export
     assert training_minutes(60.0, 30.0, {"student-export"}) == pytest.approx(28.0)
-
-
-def test_an_int8_models_scores_do_not_depend_on_the_batch(
-    tiny_trainer_dir: Path, tmp_path: Path
-) -> None:
-    """Dynamic int8 quantisation scales activations over the whole batch: the runner runs such
-    a model one input at a time, so an input scores the same alone and among others."""
-    pytest.importorskip("onnx")
-    from models.arc_runtime import ArcSupportRunner
-
-    model_dir = _export(tiny_trainer_dir, tmp_path / "int8", quantize=True)
-    runner = ArcSupportRunner(model_dir, runtime="onnx", device="cpu", cache_size=0)
-    assert runner.runs_on == "cpu int8"
-    short = ("The council met.", "The council met on Monday.", ())
-    long_ = (
-        "The council met on Monday after a long debate about the budget, the roads and the "
-        "new library, which everyone wanted finished before the winter came to the town.",
-        "The mayor spoke for an hour about roads and libraries and winter.",
-        (),
-    )
-    alone = runner.predict([short])[0]
-    among = runner.predict([long_, short, long_], batch_size=16)[1]
-    assert alone == among
