@@ -15,7 +15,8 @@ import pickle
 import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -215,8 +216,7 @@ def analyze(
     limit = max_chars()
     runs = start_runs(project, [c for c in checkers if todo[c.name]], parser)
     done = 0
-    status, error = "interrupted", None
-    try:
+    with runs_finished(project, runs, report):
         rest = union
         while True:
             if should_stop is not None and should_stop():
@@ -239,6 +239,19 @@ def analyze(
                 progress(done, len(union) - len(report.left_to_others))
             if on_chunk is not None:
                 on_chunk(ids)
+    return report
+
+
+@contextmanager
+def runs_finished(project: Project, runs: dict[str, int], report: AnalysisReport) -> Iterator[None]:
+    """Around an analysis's chunk loop (local or on Ray): record how its runs ended.
+
+    A cancel ends the loop quietly (``report.cancelled``; what was stored stays); Ctrl-C and
+    failures propagate after the runs are marked interrupted or failed (with why).
+    """
+    status, error = "interrupted", None
+    try:
+        yield
         status = "done"
     except Cancelled:
         report.cancelled = True
@@ -252,7 +265,6 @@ def analyze(
     finally:
         report.status = status
         finish_runs(project, runs, status, error)
-    return report
 
 
 @dataclass(frozen=True)

@@ -309,69 +309,57 @@ def analyze_on_ray(
     retry: deque[dict[int, set[str]]] = deque()  # chunks claimed whose worker died
     in_flight: dict[Any, tuple[Any, dict[int, set[str]]]] = {}
     rest, done, replaced = union, 0, 0
-    status, error = "interrupted", None
-    try:
-        while True:
-            if should_stop is not None and should_stop():
-                raise Cancelled("analysis cancelled")
-            for actor in list(pool.actors):
-                while sum(a is actor for a, _ in in_flight.values()) < IN_FLIGHT_PER_WORKER:
-                    if retry:
-                        need = retry.popleft()
-                    else:
-                        need, rest = analysis.claim_chunk(
-                            project, checkers, runs, todo, rest, chunk_size, report
-                        )
-                        if not need:
-                            break
-                    texts = analysis.pair_texts(project, list(need))
-                    questions = analysis.pair_questions(project, list(need))
-                    in_flight[actor.score.remote(texts, need, questions)] = (actor, need)
-            if not in_flight:
-                break
-            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.25)
-            for ref in ready:
-                actor, need = in_flight.pop(ref)
+    with analysis.runs_finished(project, runs, report):
+        try:
+            while True:
+                if should_stop is not None and should_stop():
+                    raise Cancelled("analysis cancelled")
+                for actor in list(pool.actors):
+                    while sum(a is actor for a, _ in in_flight.values()) < IN_FLIGHT_PER_WORKER:
+                        if retry:
+                            need = retry.popleft()
+                        else:
+                            need, rest = analysis.claim_chunk(
+                                project, checkers, runs, todo, rest, chunk_size, report
+                            )
+                            if not need:
+                                break
+                        texts = analysis.pair_texts(project, list(need))
+                        questions = analysis.pair_questions(project, list(need))
+                        in_flight[actor.score.remote(texts, need, questions)] = (actor, need)
+                if not in_flight:
+                    break
+                ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.25)
+                for ref in ready:
+                    actor, need = in_flight.pop(ref)
+                    try:
+                        chunk = pool._get(ref)
+                    except ray.exceptions.RayActorError as exc:
+                        # The worker died (killed, out of memory, node lost): its chunks go back.
+                        retry.append(need)
+                        if actor in pool.actors:
+                            replaced += 1
+                            if replaced > limit:
+                                raise EngineError(
+                                    f"{replaced} Ray workers died during the analysis "
+                                    f"(last: {_first_line(exc)}); what was scored is saved, run "
+                                    "analyze again to resume"
+                                ) from exc
+                            pool.replace(actor)
+                        continue
+                    analysis.store_chunk(project, checkers, runs, need, chunk, report)
+                    done += len(need)
+                    if progress is not None:
+                        progress(done, len(union) - len(report.left_to_others))
+                    if on_chunk is not None:
+                        on_chunk(list(need))
+        finally:
+            for ref in in_flight:  # results nobody will store: stop them where Ray can
                 try:
-                    chunk = pool._get(ref)
-                except ray.exceptions.RayActorError as exc:
-                    # The worker died (killed, out of memory, node lost): its chunks go back.
-                    retry.append(need)
-                    if actor in pool.actors:
-                        replaced += 1
-                        if replaced > limit:
-                            raise EngineError(
-                                f"{replaced} Ray workers died during the analysis "
-                                f"(last: {_first_line(exc)}); what was scored is saved, run "
-                                "analyze again to resume"
-                            ) from exc
-                        pool.replace(actor)
-                    continue
-                analysis.store_chunk(project, checkers, runs, need, chunk, report)
-                done += len(need)
-                if progress is not None:
-                    progress(done, len(union) - len(report.left_to_others))
-                if on_chunk is not None:
-                    on_chunk(list(need))
-        status = "done"
-    except Cancelled:
-        report.cancelled = True
-        status = "cancelled"
-    except KeyboardInterrupt:
-        report.cancelled = True
-        raise
-    except BaseException as exc:
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        for ref in in_flight:  # results nobody will store: stop them where Ray can
-            try:
-                ray.cancel(ref)
-            except Exception:  # noqa: BLE001 - already finished or its worker is gone
-                pass
-        report.status = status
-        analysis.finish_runs(project, runs, status, error)
-    if status == "done":
+                    ray.cancel(ref)
+                except Exception:  # noqa: BLE001 - already finished or its worker is gone
+                    pass
+    if report.status == "done":
         from app.learning.adapt import rescore_with_project_model
 
         # The workers run the bundled models; a project adapted to its editor (issue 14) gets
