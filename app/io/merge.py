@@ -27,10 +27,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.io.records import content_hash, logical_id, read_pairs
-from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
+from app.io.restore import (
+    ANALYSIS_FIELDS,
+    Analysis,
+    AnalysisError,
+    add_judgment,
+    parse_analysis,
+)
 from app.store import db
-from app.store.project import Project, now
-from app.store.schema import ArcRow, AuditEntry, Judgment, Output, SentenceRow
+from app.store.project import Project
+from app.store.schema import ArcRow, Judgment, Output, SentenceRow
 from models.errors import InputError, ProjectError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -433,42 +439,17 @@ def _merge_pair(
         if held is not None:
             report.judgments_present += 1
             continue
-        s.add(
-            Judgment(
-                output_id=target.output_id,
-                sentence_id=sentence_id,
-                arc_id=arc_id,
-                target=j.target,
-                target_key=target_key,
-                aspect=j.aspect,
-                role=j.role,
-                label=j.label,
-                decision=j.decision,
-                error_type=j.error_type,
-                note=j.note,
-                annotator=reviewer,
-                created_at=j.created_at or now(),
-                model_visible=j.model_visible,
-                model_score=j.model_score,
-            )
-        )
-        s.add(
-            AuditEntry(
-                at=now(),
-                action="merge",
-                key={
-                    "output_id": target.output_id,
-                    "target": j.target,
-                    "sentence_id": sentence_id,
-                    "arc_id": arc_id,
-                    "aspect": j.aspect,
-                    "role": j.role,
-                    "from": report.file,
-                },
-                before=None,
-                after={"label": j.label, "annotator": reviewer},
-                annotator=project.annotator,
-            )
+        add_judgment(
+            s,
+            j,
+            output_id=target.output_id,
+            sentence_id=sentence_id,
+            arc_id=arc_id,
+            target_key=target_key,
+            reviewer=reviewer,
+            action="merge",
+            by=project.annotator,
+            origin=report.file,
         )
         existing[key] = decision
         report.judgments_new += 1

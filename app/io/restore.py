@@ -575,42 +575,73 @@ def write_analysis(
         sid = sentence_ids[j.sentence] if j.sentence is not None else None
         aid = arc_ids[(j.sentence, j.arc)] if j.sentence is not None and j.arc is not None else None
         key = {"pair": "pair", "sentence": f"sentence:{sid}", "arc": f"arc:{aid}"}[j.target]
-        s.add(
-            Judgment(
-                output_id=out.id,
-                sentence_id=sid,
-                arc_id=aid,
-                target=j.target,
-                target_key=key,
-                aspect=j.aspect,
-                label=j.label,
-                decision=j.decision,
-                error_type=j.error_type,
-                note=j.note,
-                annotator=j.annotator or annotator,
-                role=j.role,
-                created_at=j.created_at or now(),
-                model_visible=j.model_visible,
-                model_score=j.model_score,
-            )
+        add_judgment(
+            s,
+            j,
+            output_id=out.id,
+            sentence_id=sid,
+            arc_id=aid,
+            target_key=key,
+            reviewer=j.annotator or annotator,
+            action="import",
+            by=annotator,
         )
-        s.add(
-            AuditEntry(
-                at=now(),
-                action="import",
-                key={
-                    "output_id": out.id,
-                    "target": j.target,
-                    "sentence_id": sid,
-                    "arc_id": aid,
-                    "aspect": j.aspect,
-                    "role": j.role,
-                },
-                before=None,
-                after={"label": j.label},
-                annotator=annotator,
-            )
+
+
+def add_judgment(
+    s: Session,
+    j: Any,
+    *,
+    output_id: int,
+    sentence_id: int | None,
+    arc_id: int | None,
+    target_key: str,
+    reviewer: str,
+    action: str,
+    by: str,
+    origin: str | None = None,
+) -> None:
+    """Add a judgment brought from a file (an import restoring it, a merge) and its audit entry.
+
+    Args:
+        j: the judgment as read (its target, aspect, role, label, decision, error type, note,
+            time, whether the marks were visible, the model's score).
+        output_id, sentence_id, arc_id, target_key: where it lands in this project.
+        reviewer: whose judgment it is; by: who brought it in (the audit's annotator).
+        action: the audit action; origin: the file it came from (merges say so).
+    """
+    s.add(
+        Judgment(
+            output_id=output_id,
+            sentence_id=sentence_id,
+            arc_id=arc_id,
+            target=j.target,
+            target_key=target_key,
+            aspect=j.aspect,
+            label=j.label,
+            decision=j.decision,
+            error_type=j.error_type,
+            note=j.note,
+            annotator=reviewer,
+            role=j.role,
+            created_at=j.created_at or now(),
+            model_visible=j.model_visible,
+            model_score=j.model_score,
         )
+    )
+    key = {
+        "output_id": output_id,
+        "target": j.target,
+        "sentence_id": sentence_id,
+        "arc_id": arc_id,
+        "aspect": j.aspect,
+        "role": j.role,
+    }
+    after = {"label": j.label}
+    if origin is not None:
+        key["from"] = origin
+        after["annotator"] = reviewer
+    s.add(AuditEntry(at=now(), action=action, key=key, before=None, after=after, annotator=by))
 
 
 def _run_for(s: Session, checker: CheckerData) -> Run:
