@@ -389,28 +389,13 @@ def reviewer_agreement_section(ctx: ReportContext) -> Section | None:
                 fmt(sec["krippendorff_alpha"]),
             ]
         )
-        for p in sec["pairs"]:
-            if p["n"]:
-                pair_rows.append(
-                    [
-                        level,
-                        f"{p['a']} / {p['b']}",
-                        p["n"],
-                        fmt(p["raw_agreement"]),
-                        fmt(p["cohen_kappa"]),
-                    ]
-                )
-        for m in sec["vs_model"]:
-            if m["n"]:
-                pair_rows.append(
-                    [
-                        level,
-                        f"{m['reviewer']} / model",
-                        m["n"],
-                        fmt(m["raw_agreement"]),
-                        fmt(m["cohen_kappa"]),
-                    ]
-                )
+        compared = [(f"{p['a']} / {p['b']}", p) for p in sec["pairs"]]
+        compared += [(f"{m['reviewer']} / model", m) for m in sec["vs_model"]]
+        pair_rows += [
+            [level, who, c["n"], fmt(c["raw_agreement"]), fmt(c["cohen_kappa"])]
+            for who, c in compared
+            if c["n"]
+        ]
     body += table(["level or stage", "items", "judged by several", "raw agreement", "alpha"], rows)
     if pair_rows:
         body += "<h3>Two at a time</h3>"
