@@ -648,4 +648,9 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    # The packaged app is this script: a child process it spawns (app.process_job) starts here
+    # and must run its job, not the command line.
+    multiprocessing.freeze_support()
     sys.exit(main())

@@ -12,7 +12,6 @@ each id's tooltip; the N key jumps to the next pair of that queue.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -21,13 +20,13 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 from app import settings as S
 from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
-from app.tasks import Job, JobContext
+from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
+from app.tasks import Job
 
 if TYPE_CHECKING:
     from app.gui.main import MainWindow
     from app.learning.calibration import Fit
     from app.learning.queue import QueueItem
-    from app.store import Project
 
 ORDERS = ("import order", "next most useful", "disagreements: you vs the model")
 LANE = "model"  # adaptation writes scores: never beside an analysis
@@ -57,80 +56,6 @@ says why it is where it is.
 What they are not: calibration and adaptation fit this editor on this project. The figures
 they report are measured on your own judgments; they are no claim about the checker's quality
 on other projects, other editors or other kinds of text."""
-
-
-@dataclass(frozen=True)
-class AdaptRequest:
-    project_path: str
-    #: "adapt", or "bundled"/"project" to switch which model is used.
-    action: str = "adapt"
-    #: The window's threshold, and the value it last took from a calibration (None: none).
-    threshold: float = 0.5
-    calibrated_value: float | None = None
-
-
-@dataclass(frozen=True)
-class NewRows:
-    """The pair list under the version shown after the job, built in the worker so that the
-    window does not stall on a large project (see :meth:`LearningPanel._done`)."""
-
-    version: str
-    threshold: float
-    fit: Fit | None
-    rows: list
-    audit_id: int  # the latest audit entry when the rows were read (judged since: stale)
-
-
-def run_adapt(req: AdaptRequest, ctx: JobContext) -> dict:
-    """The background job: adapt (or switch models) and report; a cancel keeps what is done."""
-    from app.learning.adapt import adapt_project, use_project_model
-    from app.store import Project
-    from models.errors import Cancelled
-
-    with Project.open(req.project_path) as project:
-        try:
-            if req.action == "adapt":
-                out = adapt_project(
-                    project, progress=ctx.progress, should_stop=ctx.should_stop
-                ).to_json()
-            else:
-                version = use_project_model(
-                    project,
-                    req.action == "project",
-                    progress=ctx.progress,
-                    should_stop=ctx.should_stop,
-                )
-                out = {"switched": req.action, "version": version}
-        except Cancelled:
-            return {"cancelled": True}
-        out["new_rows"] = _new_rows(project, req)
-    return out
-
-
-def _new_rows(project: Project, req: AdaptRequest) -> NewRows:
-    from sqlalchemy import func, select
-
-    from app.gui.queries import list_rows
-    from app.learning.calibration import shown_threshold
-    from app.store.schema import AuditEntry
-
-    with project.session() as s:
-        audit_id = s.scalar(select(func.max(AuditEntry.id))) or 0
-    version = project.current_versions()["combined"]
-    fit = shown_threshold(project, "combined", version)
-    threshold = next_threshold(req.threshold, req.calibrated_value, fit)
-    rows = list_rows(project, "combined", version, threshold)
-    return NewRows(version, threshold, fit, rows, audit_id)
-
-
-def next_threshold(current: float, calibrated_value: float | None, fit: Fit | None) -> float:
-    """The threshold for a newly shown version: its calibration; else the default when the
-    current one was another version's calibration; else the editor's own."""
-    if fit is not None:
-        return fit.threshold
-    if calibrated_value is not None and abs(current - calibrated_value) < 5e-4:
-        return float(S.THRESHOLD.default)
-    return current
 
 
 class LearningPanel(QObject):
@@ -203,7 +128,12 @@ class LearningPanel(QObject):
                 self._applied = key
                 # Another version's calibration (say, before adapting) is not kept: back to
                 # the default rather than a value fitted to other scores.
-                value = next_threshold(self.w.threshold.value(), self._calibrated_value, self.fit)
+                value = next_threshold(
+                    self.w.threshold.value(),
+                    self._calibrated_value,
+                    self.fit,
+                    float(S.THRESHOLD.default),
+                )
                 self._calibrated_value = None if self.fit is None else self.fit.threshold
                 if self.w.threshold.value() != value:
                     self.w.threshold.setValue(value)  # the list reloads once more
@@ -380,7 +310,11 @@ class LearningPanel(QObject):
                 LANE,
                 run_adapt,
                 AdaptRequest(
-                    str(w.project.path), action, w.threshold.value(), self._calibrated_value
+                    str(w.project.path),
+                    action,
+                    w.threshold.value(),
+                    self._calibrated_value,
+                    float(S.THRESHOLD.default),
                 ),
                 on_done=self._done,
                 on_error=w.show_error,

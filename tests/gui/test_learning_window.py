@@ -170,3 +170,19 @@ def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -
     assert win.proxy.index(5, COL_LOWEST).data() != old_score  # the new scores are shown
     scores = win._scores()
     assert scores is not None and scores[0].version == win.version  # the detail too
+
+
+def test_cancelling_the_adaptation_keeps_the_window_usable(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """The adaptation runs in a child process: a cancel reaches it before it re-scores, the
+    window says so, and the next adaptation finishes what was left."""
+    base = win.version
+    win.actions_["adapt"].trigger()
+    win.learning.cancel_button.click()
+    qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
+    assert win.statusBar().currentMessage().startswith("Adaptation cancelled")
+    assert not win.learning.cancel_button.isVisibleTo(win)
+    assert win.version == base  # nothing re-scored: the bundled scores are still shown
+    win.actions_["adapt"].trigger()
+    qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
+    assert win.version is not None and win.version.startswith(f"{base}+p")
+    assert win.statusBar().currentMessage().startswith("Adapted to 40 judgments")
