@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from sqlalchemy import select
 
+from app.adjudication import FinalItem, ProjectFinals, pair_finals
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import ArcRow, Judgment, SentenceRow, Source
@@ -335,7 +336,7 @@ def _output_entities(
     b: PairBundle, mentions: Iterable[Mention], report: FamiliarityReport, checker: str | None
 ) -> list[OutputEntity]:
     scores = b.scores[checker][2] if checker and checker in b.scores else {}
-    judged = _judgments(b.judgments)
+    judged = _judgments(b.output.id, b.judgments)
     out = []
     for m in mentions:
         known = report.entities.get(m.key)
@@ -362,13 +363,13 @@ def _output_entities(
     return out
 
 
-def _judgments(rows: Iterable[Judgment]) -> dict[str, Judgment]:
-    """Support judgments by target key; the latest wins when several reviewers judged one."""
-    out: dict[str, Judgment] = {}
-    for j in sorted(rows, key=lambda j: (j.created_at, j.id)):
-        if j.aspect == "support":
-            out[j.target_key] = j
-    return out
+def _judgments(output_id: int, rows: Iterable[Judgment]) -> dict[str, FinalItem]:
+    """Support judgments by target key, each item under its final label (adjudicated, else the
+    one its reviewers share); an item the reviewers judged differently and nobody adjudicated
+    is left to the model, as statistics and exports leave it out."""
+    finals = ProjectFinals()
+    pair_finals(output_id, (j for j in rows if j.aspect == "support"), finals)
+    return {item.target_key: item for item in finals.items}
 
 
 def description_arcs(arcs: Sequence[ArcRow], m: Mention, d: Description) -> list[ArcRow]:
@@ -403,7 +404,7 @@ def _verdict(
     m: Mention,
     d: Description,
     scores: dict[int, float],
-    judged: dict[str, Judgment],
+    judged: dict[str, FinalItem],
     threshold: float,
     error_types: tuple[str, ...],
 ) -> DescriptionVerdict:

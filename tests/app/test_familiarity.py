@@ -133,6 +133,33 @@ def test_editor_judgments_override_and_feed_error_rates(fam_project: Project) ->
     assert (ioc.verdict, ioc.by) == ("supported", "editor")
 
 
+def test_several_reviewers_count_once_under_the_final_label(fam_project: Project) -> None:
+    """Two reviewers who disagree leave the description to the model (as statistics leave the
+    item out); an adjudication decides it, with the adjudicator's error type."""
+    merkel = by_name(analyse(fam_project), "o3", "Angela Merkel")
+    (sent,) = fam_project.sentences(output_id=merkel.output_id)
+    key = JudgmentKey(merkel.output_id, "sentence", sentence_id=sent.id)
+    fam_project.set_annotator("alice")
+    fam_project.judge(key, JudgmentValue("unsupported", "reject", "nonfactual"))
+    fam_project.set_annotator("bob")  # later, and of another mind
+    fam_project.judge(key, JudgmentValue("supported", "accept"))
+    (d,) = by_name(analyse(fam_project), "o3", "Angela Merkel").descriptions
+    assert (d.by, d.judged, d.error_types) == ("model", False, ())
+    rows = {r.group: r for r in analyse(fam_project).rates("familiarity")}
+    assert rows["familiar"].judged == 0
+    fam_project.set_annotator("carol")
+    fam_project.judge(
+        JudgmentKey(merkel.output_id, "sentence", sentence_id=sent.id, role="adjudicated"),
+        JudgmentValue("unsupported", "reject", "incongruous"),
+    )
+    report = analyse(fam_project)
+    (d,) = by_name(report, "o3", "Angela Merkel").descriptions
+    assert (d.verdict, d.judged, d.error_types) == ("not supported", True, ("incongruous",))
+    rows = {r.group: r for r in report.rates("familiarity")}
+    assert rows["familiar"].judged == 1 and rows["familiar"].error_counts["incongruous"] == 1
+    assert rows["familiar"].error_counts["nonfactual"] == 0
+
+
 def test_queue_puts_unfamiliar_descriptions_first(fam_project: Project) -> None:
     queue = unfamiliar_first(fam_project)
     order = sorted(queue, key=lambda oid: -queue[oid][0])
