@@ -83,6 +83,8 @@ class SentenceScore:
         evidence: source sentence indices the checker read.
         omitted: relevant source sentences left out of the window for length.
         not_checked: why the sentence was not checked, else None.
+        detail: what the checker found, in words an editor reads beside the score (the
+            question-based check's questions and the source's answers), else None.
     """
 
     sentence: int
@@ -91,6 +93,7 @@ class SentenceScore:
     evidence: tuple[int, ...] = ()
     omitted: int = 0
     not_checked: str | None = None
+    detail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
