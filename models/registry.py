@@ -1,7 +1,8 @@
 """Which checkers exist and how to load one by name.
 
 ``lexical`` (the DAE paper's lexical arc-match baseline) is always there and always selectable;
-it is the default only when no bundled model is installed. ``nli`` loads the user's own Hugging
+it is the default only when no bundled model is installed. ``questions`` (questions on the
+output's names and figures, answered from the source's parse; no model) is always selectable. ``nli`` loads the user's own Hugging
 Face NLI directory (``model_dir``), or without one the bundled three-way model (which the
 combined score uses for yes/no answers; it is not a default checker of its own). The bundled trained checkers (``dae``, ``support``)
 register themselves from :mod:`models.bundled` and are the defaults when their files are present.
@@ -37,6 +38,12 @@ def _lexical(device: DevicePref, model_dir: Path | None) -> Checker:
     return LexicalArcChecker()
 
 
+def _questions(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.questions import QuestionChecker
+
+    return QuestionChecker()
+
+
 def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.nli import NLISentenceChecker, bundled_available
 
@@ -51,6 +58,7 @@ def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
 
 CHECKERS: dict[str, CheckerEntry] = {
     "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical),
+    "questions": CheckerEntry("questions", "question-based check", "sentence", _questions),
     "nli": CheckerEntry("nli", "NLI sentence support (own model)", "sentence", _nli, True),
 }
 

@@ -1,0 +1,429 @@
+"""The question-based check: questions asked of the output, answered from the source.
+
+In the manner of QAGS and QuestEval, each name and number of an output sentence is an answer,
+and the rest of the sentence is its question: "Councillor Tomas Reyes proposed the plan in
+March" asks "[who] proposed the plan?" (answer: Tomas Reyes) and "... proposed the plan in
+[when]?" (answer: March). No generation or reading-comprehension model is available offline,
+so both halves work on the dependency parse the pipeline already has:
+
+- a question is the answer's *slot*: the content word that governs it and the relation between
+  them (subject, object, ``prep_<word>``, a number's noun), with passives turned active ("was
+  proposed by X" asks the same as "X proposed");
+- the source answers it where the same word governs the same slot: the source's filler there is
+  its answer. The same answer is supported; a different name or number in that slot is a
+  conflict (the role swaps and moved figures that word matching cannot see); a slot the source
+  never fills leaves the answer to a weaker test, whether it occurs in the source at all.
+
+Sentence score: the mean over its answers of 1 (the source gives the same answer), 0 (the source
+gives another), 0.75 (no slot; the answer occurs in the source) or 0.25 (no slot; nowhere in
+the source). A sentence with no name or number asks nothing and is not checked. Every question,
+with the output's and the source's answers, is in the sentence's ``detail``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from models.checkers.base import (
+    QA_REVISION,
+    Grain,
+    PairInput,
+    PairScore,
+    Progress,
+    SentenceScore,
+    ShouldStop,
+    pair_score,
+    score_each,
+)
+from models.document import ParsedText, Sentence, Token
+
+NOT_ASKED = "no name or number to ask about"
+#: Relations that join the words of one name or number ("Thomas -compound-> Bach").
+INSIDE = frozenset({"compound", "flat", "nummod", "quantmod", "nmod"})
+#: Words whose part of speech makes them an answer: names and numbers.
+ANSWER_POS = frozenset({"PROPN", "NUM"})
+CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
+#: Slot relations normalised so that a paraphrase of the same frame asks the same question.
+SUBJECT = frozenset({"nsubj", "csubj", "agent"})
+OBJECT = frozenset({"dobj", "nsubjpass", "obj", "attr", "oprd"})
+WHEN = frozenset({"npadvmod", "tmod"})
+MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+#: Answer values by outcome (see module doc).
+SAME, OTHER, PRESENT, UNDECIDED, ABSENT = 1.0, 0.0, 0.75, 0.5, 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A name or figure of a sentence, the slot it fills, and its words."""
+
+    sentence: int
+    kind: str  # "number", "year", "date" or "name" (see _kind)
+    words: tuple[str, ...]  # lower-cased; figures as numbers
+    value: float | None  # a figure's value ("4.2 million" -> 4200000)
+    hedge: str | None  # "up", "down" or "near" for a rounded figure ("about 14,000")
+    text: str
+    governor: int  # token index of the governing content word
+    lemma: str  # its lemma
+    relation: str  # normalised relation to it
+    question: str  # the sentence with the answer replaced by its wh-word
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    answer: Answer
+    value: float
+    source: Answer | None  # the source's answer in the same slot
+
+
+_UNITS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * n
+    for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    if n > 1
+}
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def _value(words: Sequence[str]) -> float | None:
+    """The number a figure's words say ("4.2 million", "four million", "14,000"), else None."""
+    total, current, seen = 0.0, 0.0, False
+    for w in words:
+        w = w.lower().replace(",", "")
+        if w in _SCALES:
+            current = (current or 1.0) * _SCALES[w]
+            if _SCALES[w] >= 1e3:
+                total, current = total + current, 0.0
+        elif w in _UNITS or w in _TENS:
+            current += _UNITS.get(w, 0) + _TENS.get(w, 0)
+        else:
+            try:
+                current += float(w)
+            except ValueError:
+                return None
+        seen = True
+    return total + current if seen else None
+
+
+def _number(text: str) -> str:
+    v = _value([text])
+    return f"{v:g}" if v is not None else text.lower()
+
+
+#: Words before a figure that round it: up to the source's value ("more than 200,000" for
+#: 230,000), down to it ("under 3 weeks"), or near it ("about 4 million" for 4.2 million).
+AT_LEAST = frozenset("more over above exceed upwards".split())
+AT_MOST = frozenset("less fewer under below".split())
+NEAR = frozenset(
+    "about around approximately nearly almost roughly some just close estimate".split()
+)
+#: How far a figure said to be near the source's may be from it.
+ROUNDING = 0.15
+
+
+def _kind(tokens: Sequence[Token]) -> str:
+    """ "date" (a month, maybe with day and year), "year", "number" or "name": an answer is
+    only compared with one of its kind."""
+    if any(t.lemma in MONTHS for t in tokens):
+        return "date"
+    if any(t.pos == "NUM" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", t.text) for t in tokens):
+        return "year"
+    if all(t.pos == "NUM" for t in tokens):
+        return "number"
+    return "name"
+
+
+WH = {"date": "[when]", "year": "[which year]", "number": "[how many]", "name": "[who/what]"}
+
+
+def _span(sentence: Sentence, root: Token) -> list[Token]:
+    """The answer's words: its root and what joins it as one name or number."""
+    children: dict[int, list[Token]] = {}
+    for t in sentence.tokens:
+        if t.head != t.i:
+            children.setdefault(t.head, []).append(t)
+    out, todo = [root], [root]
+    while todo:
+        for c in children.get(todo.pop().i, []):
+            if c.dep in INSIDE and c.pos in ANSWER_POS:
+                out.append(c)
+                todo.append(c)
+    return sorted(out, key=lambda t: t.i)
+
+
+def _slot(sentence: Sentence, root: Token) -> tuple[str, str] | None:
+    """(governor lemma, normalised relation) of an answer's root; None when it has none."""
+    toks = sentence.tokens
+    if root.head == root.i:
+        return None
+    head, rel = toks[root.head], root.dep
+    if rel == "pobj" and head.pos == "ADP":
+        prep = head.lemma
+        if head.head == head.i:
+            return None
+        if head.dep == "agent":  # "was proposed by X": X is the subject
+            rel, head = "subj", toks[head.head]
+        else:
+            rel, head = f"prep_{prep}", toks[head.head]
+    elif rel in SUBJECT:
+        rel = "subj"
+    elif rel in OBJECT:
+        rel = "obj"
+    elif rel in WHEN:
+        rel = "when"
+    elif rel == "poss":
+        rel = "poss"
+    elif rel == "appos" or rel in INSIDE:
+        rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
+    if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
+        return None
+    return head.lemma, rel
+
+
+def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
+    """(governor, normalised relation) of an answer's root; None when it has none."""
+    toks = sentence.tokens
+    if root.head == root.i:
+        return None
+    head, rel = toks[root.head], root.dep
+    if rel == "pobj" and head.pos == "ADP":
+        prep = head.lemma
+        if head.head == head.i:
+            return None
+        if head.dep == "agent":  # "was proposed by X": X is the subject
+            rel, head = "subj", toks[head.head]
+        else:
+            rel, head = f"prep_{prep}", toks[head.head]
+    elif rel in SUBJECT:
+        rel = "subj"
+    elif rel in OBJECT:
+        rel = "obj"
+    elif rel in WHEN:
+        rel = "when"
+    elif rel == "poss":
+        rel = "poss"
+    elif rel == "appos" or rel in INSIDE:
+        rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
+    if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
+        return None
+    return head, rel
+
+
+def _answers(sentence: Sentence) -> list[Answer]:
+    toks = sentence.tokens
+    out: list[Answer] = []
+    for t in toks:
+        if t.pos not in ANSWER_POS or not any(c.isalnum() for c in t.text):
+            continue
+        if t.pos == "PROPN" and not t.text[:1].isupper():
+            continue  # a lower-case word tagged as a name is a tagging slip, not a name
+        if t.pos == "PROPN" and len(t.text) <= 4 and t.i and toks[t.i - 1].pos == "NUM":
+            continue  # "1.2 MW", "500 Wh": a unit of the figure, which is asked about itself
+        # the root of a name: not inside another name
+        if t.head != t.i and t.dep in INSIDE and toks[t.head].pos in ANSWER_POS:
+            continue
+        slot = _slot(sentence, t)
+        if slot is None:
+            continue
+        span = _span(sentence, t)
+        kind = _kind(span)
+        nums = [w.text for w in span if w.pos == "NUM"]
+        start, end = span[0].start - sentence.start, span[-1].end - sentence.start
+        before = {w.lemma for w in toks[max(0, span[0].i - 3) : span[0].i]}
+        hedge = (
+            "up"
+            if before & AT_LEAST
+            else "down"
+            if before & AT_MOST
+            else "near"
+            if before & NEAR
+            else None
+        )
+        out.append(
+            Answer(
+                sentence=sentence.index,
+                kind=kind,
+                words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
+                value=_value(nums) if nums else None,
+                hedge=hedge,
+                text=sentence.text[start:end],
+                governor=slot[0].i,
+                lemma=slot[0].lemma,
+                relation=slot[1],
+                question=(sentence.text[:start] + WH[kind] + sentence.text[end:]).strip(),
+            )
+        )
+    return out
+
+
+def _rounds_to(a: Answer, source_value: float) -> bool:
+    """Whether the output's figure ``a``, with its hedge, is true of the source's value."""
+    if a.value is None:
+        return False
+    if a.value == source_value:
+        return True
+    if a.hedge == "up":
+        return a.value <= source_value
+    if a.hedge == "down":
+        return a.value >= source_value
+    return a.hedge == "near" and abs(a.value - source_value) <= ROUNDING * abs(source_value)
+
+
+def _name_word(w: str) -> str:
+    return w.removesuffix("'s").removesuffix("’s").rstrip("s")
+
+
+def _same(a: Answer, b: Answer) -> bool:
+    """Whether the source's answer ``b`` gives the output's ``a``."""
+    if a.kind == "name":  # "Reyes" answers "Tomas Reyes", and the other way round
+        return bool({_name_word(w) for w in a.words} & {_name_word(w) for w in b.words})
+    if a.kind == "number" and b.value is not None:
+        return _rounds_to(a, b.value)
+    return set(a.words) <= set(b.words) or set(b.words) <= set(a.words)
+
+
+def _comparable(a: Answer, b: Answer) -> bool:
+    """Whether ``b`` may answer what ``a`` asks: a name for a name, a date for a date."""
+    return a.kind == b.kind
+
+
+Frame = tuple[int, int]  # (sentence, governor token): one event of the source
+
+
+class SourceIndex:
+    """The source's answers by slot, grouped by the event (governor) they belong to."""
+
+    def __init__(self, source: ParsedText) -> None:
+        self.by_slot: dict[tuple[str, str], list[Answer]] = {}
+        self.frames: dict[Frame, list[Answer]] = {}
+        for s in source.sentences:
+            for a in _answers(s):
+                self.by_slot.setdefault((a.lemma, a.relation), []).append(a)
+                self.frames.setdefault((a.sentence, a.governor), []).append(a)
+        self.words: set[str] = set()
+        values: list[list[str]] = []
+        for s in source.sentences:
+            run: list[str] = []
+            for t in s.tokens:
+                self.words.add(_number(t.text) if t.pos == "NUM" else t.text.lower())
+                if t.pos == "NUM":
+                    run.append(t.text)
+                elif run:
+                    values.append(run)
+                    run = []
+            if run:
+                values.append(run)
+        self.values = {v for r in values if (v := _value(r)) is not None}
+
+    def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:
+        """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
+        the source's event when the same word governs several ("X won in 2001, Y in 2003")."""
+        fillers = [b for b in self.by_slot.get((a.lemma, a.relation), []) if _comparable(a, b)]
+        if fillers:
+
+            def agreement(b: Answer) -> int:
+                frame = self.frames[(b.sentence, b.governor)]
+                return sum(
+                    any(c.relation == o.relation and _same(o, c) for c in frame) for o in siblings
+                )
+
+            best = max(agreement(b) for b in fillers)
+            fillers = [b for b in fillers if agreement(b) == best]
+            for b in fillers:
+                if _same(a, b):
+                    return Finding(a, SAME, b)
+            return Finding(a, OTHER, fillers[0])
+        if a.kind == "name":
+            names = {_name_word(w) for w in self.words}
+            present = any(_name_word(w) in names for w in a.words)
+        elif a.kind == "number":
+            present = any(_rounds_to(a, v) for v in self.values)
+        else:
+            present = all(w in self.words for w in a.words)
+        if present:
+            return Finding(a, PRESENT, None)
+        # A figure the source does not state may still follow from it ("two in five" for 41%,
+        # "fourteen years after" from two dates): without arithmetic it is left undecided.
+        return Finding(a, ABSENT if a.kind == "name" else UNDECIDED, None)
+
+
+def describe(f: Finding) -> str:
+    """One line for the editor: the question, both answers and the verdict."""
+    q, a = f"Q: {f.answer.question}", f.answer.text
+    if f.source is not None:
+        mark = "✓" if f.value == SAME else "✗"
+        return f"{q} output: {a} · source: {f.source.text} (source sentence {f.source.sentence + 1}) {mark}"
+    where = {
+        PRESENT: "in the source, not in this role",
+        UNDECIDED: "not stated in the source; it may follow from its figures",
+        ABSENT: "nowhere in the source",
+    }[f.value]
+    return f"{q} output: {a} · source: no answer ({a} {where}) ?"
+
+
+class QuestionChecker:
+    """Questions on the output's names and figures, answered from the source's parse."""
+
+    name = "questions"
+    version = f"1+{QA_REVISION}"
+    display_name = "question-based check"
+    grain: Grain = "sentence"
+
+    def score(
+        self,
+        batch: Sequence[PairInput],
+        *,
+        batch_size: int = 64,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PairScore]:
+        return score_each(
+            batch,
+            self._score_one,
+            batch_size=batch_size,
+            progress=progress,
+            should_stop=should_stop,
+        )
+
+    def _score_one(self, item: PairInput) -> PairScore:
+        if not item.source.sentences:
+            return pair_score(
+                item.key,
+                self,
+                [
+                    SentenceScore(s.index, None, not_checked="the source has no text")
+                    for s in item.output.sentences
+                ],
+            )
+        index = SourceIndex(item.source)
+        judged = item.judged
+        sentences: list[SentenceScore] = []
+        for n, sentence in enumerate(item.output.sentences):
+            answers = _answers(judged[n])
+            findings = [
+                index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
+                for a in answers
+            ]
+            if not findings:
+                sentences.append(SentenceScore(sentence.index, None, not_checked=NOT_ASKED))
+                continue
+            evidence = tuple(sorted({f.source.sentence for f in findings if f.source is not None}))
+            sentences.append(
+                SentenceScore(
+                    sentence.index,
+                    min(f.value for f in findings),
+                    None,
+                    evidence,
+                    detail="\n".join(describe(f) for f in findings),
+                )
+            )
+        return pair_score(item.key, self, sentences)

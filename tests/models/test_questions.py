@@ -1,0 +1,95 @@
+"""The question-based check: names and figures asked of the output, answered from the source."""
+
+from __future__ import annotations
+
+from models.checkers.base import PairScore
+from models.checkers.questions import NOT_ASKED, QuestionChecker
+from models.claims import pair_input
+from models.parsing import parse
+from models.registry import load_checker
+
+
+def check(source: str, output: str, question: str | None = None) -> PairScore:
+    (result,) = QuestionChecker().score([pair_input("k", parse(source), parse(output), question)])
+    return result
+
+
+def lines(result: PairScore) -> list[str]:
+    return [line for s in result.sentences for line in (s.detail or "").splitlines()]
+
+
+def test_the_same_answers_support_the_sentence() -> None:
+    r = check(
+        "Harbour master Ines Volkova proposed the plan in March.",
+        "Ines Volkova proposed the plan in March.",
+    )
+    assert r.score == 1.0
+    assert all(line.endswith("✓") for line in lines(r)) and len(lines(r)) == 2
+
+
+def test_a_role_swap_is_a_conflict_with_the_source_answer_named() -> None:
+    r = check(
+        "Ines Volkova proposed the plan. Tomas Reyes opposed it.",
+        "Tomas Reyes proposed the plan.",
+    )
+    assert r.score == 0.0
+    (line,) = lines(r)
+    assert line.startswith("Q: [who/what] proposed the plan.")
+    assert "output: Tomas Reyes · source: Ines Volkova (source sentence 1) ✗" in line
+    assert r.sentences[0].evidence == (0,)
+
+
+def test_a_passive_asks_what_the_active_asks() -> None:
+    r = check("Ines Volkova proposed the plan.", "The plan was proposed by Ines Volkova.")
+    assert r.score == 1.0
+    r = check("Ines Volkova proposed the plan.", "The plan was proposed by Tomas Reyes.")
+    assert r.score == 0.0
+
+
+def test_the_year_of_another_event_is_caught_by_the_event_it_belongs_to() -> None:
+    source = "Anna Berg won the race in 2001. Carl Holm won the race in 2003."
+    assert check(source, "Anna Berg won the race in 2001.").score == 1.0
+    r = check(source, "Anna Berg won the race in 2003.")
+    assert r.score == 0.0
+    assert any("output: 2003 · source: 2001" in line for line in lines(r))
+
+
+def test_rounded_figures_are_true_of_the_source_within_their_hedge() -> None:
+    source = "The works will cost 4.2 million dollars and employ 230,000 people."
+    assert check(source, "The works will cost about 4 million dollars.").score == 1.0
+    assert check(source, "The works will employ more than 200,000 people.").score == 1.0
+    assert check(source, "The works will cost 3 million dollars.").score == 0.0
+    assert check(source, "The works will employ fewer than 200,000 people.").score == 0.0
+
+
+def test_what_the_source_does_not_state_is_weaker_evidence() -> None:
+    source = "Ines Volkova proposed the plan in March."
+    named = check(source, "Mayor Lars Quist signed the plan.")  # a name from nowhere
+    assert named.score == 0.25
+    assert any("Lars Quist nowhere in the source" in line for line in lines(named))
+    figure = check(source, "The plan has 12 parts.")  # may follow from figures: undecided
+    assert figure.score == 0.5
+
+
+def test_a_sentence_without_names_or_figures_is_not_checked() -> None:
+    r = check("Ines Volkova proposed the plan.", "The plan was proposed.")
+    assert r.score is None
+    assert r.sentences[0].not_checked == NOT_ASKED and r.sentences[0].detail is None
+
+
+def test_an_answer_is_asked_with_its_question() -> None:
+    source = "The library opened in 1971 after a long campaign."
+    r = check(source, "In 1967.", "When did the library open?")
+    assert r.score == 0.0
+    assert any("source: 1971" in line for line in lines(r))
+    assert check(source, "In 1971.", "When did the library open?").score == 1.0
+
+
+def test_an_empty_source_is_reported_not_checked() -> None:
+    r = check("", "Ines Volkova proposed the plan.")
+    assert r.score is None and r.sentences[0].not_checked == "the source has no text"
+
+
+def test_it_is_a_registered_checker() -> None:
+    c = load_checker("questions")
+    assert (c.name, c.grain, c.display_name) == ("questions", "sentence", "question-based check")
