@@ -1,8 +1,9 @@
 """Which checkers exist and how to load one by name.
 
 ``lexical`` (the DAE paper's lexical arc-match baseline) is always there and always selectable;
-it is the default only when no bundled model is installed. ``questions`` (questions on the
-output's names and figures, answered from the source's parse; no model) is always selectable. ``nli`` loads the user's own Hugging
+it is a default only when no bundled model is installed. ``questions`` (questions on the
+output's names and figures, answered from the source's parse; no model files) is always a
+default. ``nli`` loads the user's own Hugging
 Face NLI directory (``model_dir``), or without one the bundled three-way model (which the
 combined score uses for yes/no answers; it is not a default checker of its own). The bundled trained checkers (``dae``, ``support``)
 register themselves from :mod:`models.bundled` and are the defaults when their files are present.
@@ -30,6 +31,9 @@ class CheckerEntry:
     needs_model_dir: bool = False
     available: Callable[[], bool] = lambda: True
     default: bool = False
+    #: Runs without model files (a rule over the parse): as a default it goes with the models,
+    #: or with the lexical baseline when no model is installed.
+    model_free: bool = False
 
 
 def _lexical(device: DevicePref, model_dir: Path | None) -> Checker:
@@ -58,7 +62,9 @@ def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
 
 CHECKERS: dict[str, CheckerEntry] = {
     "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical),
-    "questions": CheckerEntry("questions", "question-based check", "sentence", _questions),
+    "questions": CheckerEntry(
+        "questions", "question-based check", "sentence", _questions, default=True, model_free=True
+    ),
     "nli": CheckerEntry("nli", "NLI sentence support (own model)", "sentence", _nli, True),
 }
 
@@ -69,11 +75,13 @@ def register(entry: CheckerEntry) -> None:
 
 
 def default_checkers() -> list[str]:
-    """Names of the checkers run when none is named: the bundled models whose files are present,
-    else the lexical baseline."""
+    """Names of the checkers run when none is named: the bundled models whose files are present
+    and the question-based check, else the lexical baseline and the question-based check."""
     _load_bundled()
     names = [e.name for e in CHECKERS.values() if e.default and e.available()]
-    return names or ["lexical"]
+    if all(CHECKERS[n].model_free for n in names):
+        names = ["lexical", *names]
+    return names
 
 
 def load_checker(

@@ -51,13 +51,14 @@ FEATURES: dict[str, tuple[str, str]] = {
     "support": ("support", "score"),
     "align": ("align", "score"),
     "lexical": ("lexical", "score"),
+    "questions": ("questions", "score"),
 }
 
 
 #: Components that only match words. A yes/no answer's claim takes its words from the question,
 #: so their match says how the question was worded, not whether the answer is supported: for
 #: such claims they are left out (as a signal that did not check the sentence is).
-WORD_MATCH = frozenset({"lexical", "align"})
+WORD_MATCH = frozenset({"lexical", "align", "questions"})
 
 
 def blend(combined: float | None, nli: float) -> float:

@@ -14,10 +14,13 @@ so both halves work on the dependency parse the pipeline already has:
   conflict (the role swaps and moved figures that word matching cannot see); a slot the source
   never fills leaves the answer to a weaker test, whether it occurs in the source at all.
 
-Sentence score: the mean over its answers of 1 (the source gives the same answer), 0 (the source
-gives another), 0.75 (no slot; the answer occurs in the source) or 0.25 (no slot; nowhere in
-the source). A sentence with no name or number asks nothing and is not checked. Every question,
-with the output's and the source's answers, is in the sentence's ``detail``.
+Per answer: 1 when the source gives the same answer (a hedged figure within its hedge: "more
+than 200,000" for 230,000, "about 4 million" for 4.2 million); 0 when it gives another; with no
+such slot in the source, 0.75 when the answer occurs there, 0.5 for a figure it never states (it
+may follow from the source's figures: "two in five" for 41%) and 0.25 for a name it never states.
+Sentence score: the lowest of its answers (one conflict is enough); a sentence with no name or
+figure asks nothing and is not checked, nor is a yes/no answer (its names are the question's).
+Every question, with the output's and the source's answers, is in the sentence's ``detail``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from models.checkers.base import (
 from models.document import ParsedText, Sentence, Token
 
 NOT_ASKED = "no name or number to ask about"
+YES_NO = "a yes/no answer: its names and figures are the question's"
 #: Relations that join the words of one name or number ("Thomas -compound-> Bach").
 INSIDE = frozenset({"compound", "flat", "nummod", "quantmod", "nmod"})
 #: Words whose part of speech makes them an answer: names and numbers.
@@ -408,6 +412,11 @@ class QuestionChecker:
         judged = item.judged
         sentences: list[SentenceScore] = []
         for n, sentence in enumerate(item.output.sentences):
+            claim = item.claim(sentence.index)
+            if claim is not None and claim.kind == "yes/no":
+                # its names and figures are the question's: asking them says nothing of the answer
+                sentences.append(SentenceScore(sentence.index, None, not_checked=YES_NO))
+                continue
             answers = _answers(judged[n])
             findings = [
                 index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])

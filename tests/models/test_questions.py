@@ -93,3 +93,9 @@ def test_an_empty_source_is_reported_not_checked() -> None:
 def test_it_is_a_registered_checker() -> None:
     c = load_checker("questions")
     assert (c.name, c.grain, c.display_name) == ("questions", "sentence", "question-based check")
+
+
+def test_a_yes_no_answer_is_not_asked_about_the_question_s_names() -> None:
+    r = check("Ines Volkova proposed the plan.", "No.", "Did Ines Volkova propose the plan?")
+    assert r.score is None
+    assert r.sentences[0].not_checked == "a yes/no answer: its names and figures are the question's"
