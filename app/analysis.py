@@ -790,6 +790,7 @@ def _store_scores(
                             "evidence": list(ss.evidence),
                             "omitted": ss.omitted,
                             "not_checked": ss.not_checked,
+                            "detail": ss.detail,
                         }
                     )
                 for a in p.arcs:

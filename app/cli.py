@@ -575,6 +575,10 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
                         print(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
                     elif row.score is not None and row.score < threshold:
                         print(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
+                    else:
+                        continue
+                    for line in (row.detail or "").splitlines():  # what the checker found
+                        print(f"      {line}")
                 weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
                 if weak:
                     shown = ", ".join(

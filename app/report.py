@@ -532,7 +532,8 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             model_flag = score is not None and score < ctx.threshold
             human_flag = j is not None and j.label == "unsupported"
             if model_flag or human_flag:
-                lines.append((s, score, j, list(row.evidence or []) if row is not None else []))
+                window = list(row.evidence or []) if row is not None else []
+                lines.append((s, score, j, window, row.detail if row is not None else None))
         pair_j = judgments.get("pair")
         if lines or malformed or (pair_j is not None and pair_j.label == "unsupported"):
             items.append((b, pair_score, lines, malformed, pair_j))
@@ -559,12 +560,14 @@ def flagged_section(ctx: ReportContext) -> Section | None:
         if pair_j is not None and (pair_j.error_type or pair_j.note):
             body += f'<p class="note">editor on the pair: {_judgment_text(pair_j)}</p>'
         source = [(s.idx, s.text) for s in b.source_sentences]
-        for s, score, j, window in lines:
+        for s, score, j, window, detail in lines:
             verdict = "" if j is None else f" · editor: {_judgment_text(j)}"
             body += (
                 f'<div class="sent"><p><b>sentence {s.idx + 1}</b> score {fmt(score, 2)}'
                 f"{verdict}</p><blockquote>{esc(s.text)}</blockquote>"
             )
+            if detail:  # what the checker found, one finding a line
+                body += f'<p class="detail">{esc(detail)}</p>'
             relevance = text_relevance([t for _i, t in source], s.text)
             read = set(window)
             best = top_ranked(
@@ -629,6 +632,7 @@ blockquote{margin:2px 0 4px 12px;padding:2px 8px;border-left:3px dashed #c62828}
 .evidence{margin:2px 0 8px 12px;padding-left:18px;color:#37474f;font-size:.93em;list-style:none}
 .none{color:#78909c;font-style:italic;margin-left:12px}
 .note{margin:2px 0 6px;color:#4e342e}
+.detail{margin:2px 0 6px 12px;color:#37474f;font-size:.93em;white-space:pre-line}
 .row{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}
 """
 

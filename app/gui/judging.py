@@ -184,10 +184,11 @@ class JudgingController(QObject):
         row = sc[1].get(sid)
         if row is None:
             return None, None, "not analysed"
+        found = f"\n{row.detail}" if row.detail else ""  # what the checker found, in words
         if row.not_checked:
-            return "not_checked", row.score, f"not checked: {row.not_checked}"
+            return "not_checked", row.score, f"not checked: {row.not_checked}{found}"
         if row.score is None:
-            return "not_checked", None, "no score"
+            return "not_checked", None, f"no score{found}"
         state = "supported" if row.score >= self.threshold else "unsupported"
         tip = f"{self.checker_label}: support {row.score:.2f}"
         if row.min_arc is not None:
@@ -198,7 +199,14 @@ class JudgingController(QObject):
                 tip += ", …"
         if row.omitted:
             tip += f" · {row.omitted} source sentences omitted"
-        return state, row.score, tip
+        return state, row.score, tip + found
+
+    def sentence_detail(self, sid: int) -> str | None:
+        """What the shown checker found in an output sentence, in its words (one finding a
+        line, e.g. the question-based check's questions and answers); None when it says none."""
+        sc = self.scores()
+        row = None if sc is None else sc[1].get(sid)
+        return row.detail if row is not None and row.detail else None
 
     def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""

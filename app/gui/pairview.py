@@ -82,6 +82,13 @@ class PairView(QWidget):
         self.keys_hint = OneLineLabel()
         self.keys_hint.setAccessibleName("Judging keys")
         self.keys_hint.setObjectName("keys_hint")
+        # What the shown checker found in the sentence (questions, answers): its words about
+        # the data, so plain text; hidden when it says nothing.
+        self.finding = plain_label(QLabel())
+        self.finding.setAccessibleName("What the checker found in the sentence")
+        self.finding.setObjectName("finding")
+        self.finding.setWordWrap(True)
+        self.finding.hide()
         self.source_view = MarkedText("Source text")
         self.output_view = MarkedText("Output text")
         self.output_view.sentence_clicked.connect(self.sentence_clicked)
@@ -118,6 +125,7 @@ class PairView(QWidget):
         rv.addWidget(self.header)
         rv.addWidget(self.prompt)
         rv.addWidget(self.keys_hint)
+        rv.addWidget(self.finding)
         self.arc_split = self.arc_view.split_below(self.text_split)
         rv.addWidget(self.arc_split, 1)  # the arc pane under both text panes, resizable
         rv.addWidget(self.legend)
@@ -148,6 +156,7 @@ class PairView(QWidget):
         self.arc_view.diagram.clear()
         self.arc_view.title.setText("Arcs")
         self.arc_view.update_view()
+        self._render_finding(None)
 
     def draw(self, c: JudgingController) -> None:
         """Draw the controller's pair: marks, evidence, arc diagram, header and prompt."""
@@ -227,7 +236,24 @@ class PairView(QWidget):
                 self.source_view.scroll_to(first)
         self.source_title.setText("Source" + (" — evidence marked ▸" if evidence else ""))
         self._render_arcs(c, blind, unit)
+        self._render_finding(None if blind else c)
         self.render_header(c)
+
+    def _render_finding(self, c: JudgingController | None) -> None:
+        """Show what the shown checker found in the sentence whose arcs are drawn (the one under
+        the keyboard); hidden when it found nothing in words, and while scores are hidden."""
+        b = None if c is None else c.bundle
+        sentence = (
+            None if b is None else next((s for s in b.sentences if s.id == self.arc_sentence), None)
+        )
+        detail = None if c is None or sentence is None else c.sentence_detail(sentence.id)
+        if sentence is None or detail is None:
+            self.finding.clear()
+            self.finding.hide()
+            return
+        assert c is not None
+        self.finding.setText(f"{c.checker_label} on sentence {sentence.idx + 1}:\n{detail}")
+        self.finding.show()
 
     def _render_arcs(self, c: JudgingController, blind: bool, unit: Unit | None) -> None:
         """Draw the arc diagram of the current unit's sentence (kept at pair level)."""

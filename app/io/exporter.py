@@ -161,6 +161,7 @@ def pair_record(
                 "evidence": row.evidence or [],
                 "omitted": row.omitted,
                 "not_checked": row.not_checked,
+                "detail": row.detail,
             }
             for sid, row in sorted(sents.items(), key=lambda kv: sent_idx[kv[0]])
         ]
@@ -276,6 +277,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     header = ["pair_id", "system", "sentence", "start", "end", "text"]
     for name in names:
         header += [f"{name}_score", f"{name}_min_arc", f"{name}_evidence", f"{name}_not_checked"]
+        header.append(f"{name}_detail")
     header += ["label", "decision", "error_type", "note", "annotator", "model_visible"]
     header += ["model_score", "model_score_from", "final_from", "reviewer_labels"]
     writer.writerow([spreadsheet_safe(c) for c in header])
@@ -302,6 +304,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
                     "" if sc is None or sc.min_arc is None else f"{sc.min_arc:.4f}",
                     "" if sc is None else " ".join(map(str, sc.evidence or [])),
                     "" if sc is None or sc.not_checked is None else sc.not_checked,
+                    "" if sc is None or sc.detail is None else sc.detail,
                 ]
             final = finals.get((f"sentence:{s.id}", "support"))
             j: Any = None if final is None else final.judgment

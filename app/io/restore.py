@@ -100,6 +100,7 @@ class SentenceScoreData:
     evidence: tuple[int, ...]
     omitted: int
     not_checked: str | None
+    detail: str | None = None  # absent from exports made before details existed
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +372,7 @@ def _checkers(
                     evidence=tuple(evidence),
                     omitted=c.whole(sd.get("omitted", 0), f"{at}.omitted"),
                     not_checked=c.text(sd.get("not_checked"), f"{at}.not_checked", nullable=True),
+                    detail=c.text(sd.get("detail"), f"{at}.detail", nullable=True),
                 )
             )
         arc_scores: list[ArcScoreData] = []
@@ -560,6 +562,7 @@ def write_analysis(
                     evidence=list(sent_score.evidence),
                     omitted=sent_score.omitted,
                     not_checked=sent_score.not_checked,
+                    detail=sent_score.detail,
                     **common,
                 )
             )

@@ -143,6 +143,8 @@ class BaseScore:
     evidence: list | None
     omitted: int
     not_checked: str | None
+    # What the bundled checker found in words: the head re-weighs its scores, the findings stay.
+    detail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,7 @@ def _stored(
                 SentenceScoreRow.evidence,
                 SentenceScoreRow.omitted,
                 SentenceScoreRow.not_checked,
+                SentenceScoreRow.detail,
             )
             .join(SentenceRow, SentenceRow.id == SentenceScoreRow.sentence_id)
             .where(SentenceScoreRow.checker == CHECKER, SentenceScoreRow.version == base_version)
@@ -203,7 +206,7 @@ def _stored(
                     sid: (None if nc is not None else (sc if field_ == "score" else ma))
                     for sid, (sc, ma, nc) in got.items()
                 }
-    for sid, oid, score, min_arc, evidence, omitted, not_checked in base_rows:
+    for sid, oid, score, min_arc, evidence, omitted, not_checked, detail in base_rows:
         if oid is None:
             continue  # a source sentence: never scored, never here
         comp = []
@@ -211,7 +214,7 @@ def _stored(
             name, field_ = FEATURES[f]
             v = values.get((name, field_), {}).get(sid)
             comp.append(np.nan if v is None else float(v))
-        base = BaseScore(score, min_arc, evidence, omitted or 0, not_checked)
+        base = BaseScore(score, min_arc, evidence, omitted or 0, not_checked, detail)
         out.setdefault(oid, []).append(StoredSentence(sid, oid, base, comp))
     return out
 
@@ -531,6 +534,7 @@ def _write(
                     "evidence": b.evidence,
                     "omitted": b.omitted,
                     "not_checked": b.not_checked,
+                    "detail": b.detail,
                 }
             )
         score, reason = base_pairs[oid]

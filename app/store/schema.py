@@ -164,6 +164,9 @@ class SentenceScoreRow(Base):
     evidence: Mapped[list | None] = mapped_column(JSON)
     omitted: Mapped[int] = mapped_column(Integer, default=0)
     not_checked: Mapped[str | None] = mapped_column(Text)
+    # What the checker found, in words an editor reads beside the score (one finding a line,
+    # e.g. the question-based check's questions and answers); None for most checkers.
+    detail: Mapped[str | None] = mapped_column(Text)
     __table_args__ = (UniqueConstraint("checker", "version", "sentence_id"),)
 
 

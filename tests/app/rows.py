@@ -43,7 +43,7 @@ def analysis_rows(project: Project) -> dict[str, Any]:
             ),
             "sentences": sorted(
                 (*sent[r.sentence_id], r.checker, r.version, r.score, r.min_arc)
-                + (tuple(r.evidence or ()), r.omitted, r.not_checked)
+                + (tuple(r.evidence or ()), r.omitted, r.detail, r.not_checked)
                 for r in s.scalars(select(SentenceScoreRow))
             ),
             "arcs": sorted(

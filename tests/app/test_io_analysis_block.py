@@ -72,6 +72,8 @@ def record(pid: str = "r1") -> dict[str, Any]:
                         "evidence": [0],
                         "omitted": 0,
                         "not_checked": None,
+                        "detail": "Q: The mayor of [which city] closed the bridge? output: Lyon "
+                        "· source: Paris (source sentence 1) ✗",
                     },
                     {
                         "index": 1,
@@ -80,6 +82,7 @@ def record(pid: str = "r1") -> dict[str, Any]:
                         "evidence": [1],
                         "omitted": 0,
                         "not_checked": None,
+                        "detail": None,
                     },
                 ],
                 "arcs": [
@@ -168,6 +171,11 @@ SHAPES: dict[str, tuple[Mutation, str, str]] = {
         setting("checkers.lexical.sentences.0.score", "0.3"),
         "checkers",
         "checkers.lexical.sentences[0].score: expected a score from 0 to 1, found text",
+    ),
+    "a detail that is not text": (
+        setting("checkers.lexical.sentences.0.detail", ["Q: which city?"]),
+        "checkers",
+        "checkers.lexical.sentences[0].detail: expected text, found a list",
     ),
     "a duplicate sentence index": (
         setting("sentences.1.index", 0),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import String, cast, delete, select, update
 
 from app.analysis import analyze
 from app.cli import main
@@ -176,6 +176,31 @@ def test_adaptation_moves_scores_towards_the_judgments_and_leaves_bundled_files(
     # Adapting again with the same judgments re-scores nothing.
     again = adapt_project(proj)
     assert again.version == report.version and again.rescored_pairs == 0
+
+
+def test_adapted_scores_keep_the_bundled_checkers_detail(proj: Project) -> None:
+    """The head re-weighs the bundled combined score; what that checker found stays beside it."""
+    base = proj.current_versions()["combined"]
+    with proj.session() as s:
+        s.execute(
+            update(SentenceScoreRow)
+            .where(SentenceScoreRow.checker == "combined", SentenceScoreRow.version == base)
+            .values(detail="found " + cast(SentenceScoreRow.sentence_id, String))
+        )
+    report = adapt_project(proj)
+
+    def details(version: str) -> dict[int, str | None]:
+        with proj.session() as s:
+            rows = s.execute(
+                select(SentenceScoreRow.sentence_id, SentenceScoreRow.detail).where(
+                    SentenceScoreRow.checker == "combined", SentenceScoreRow.version == version
+                )
+            )
+            return {sid: detail for sid, detail in rows}
+
+    before, after = details(base), details(report.version)
+    assert before and after == before
+    assert all(d == f"found {sid}" for sid, d in after.items())
 
 
 def test_switching_back_to_the_bundled_model_and_again(proj: Project) -> None:

@@ -144,5 +144,45 @@ def test_a_revision_0001_project_is_upgraded_on_open(tmp_path: Path, pairs_file:
             assert "reason" in {c["name"] for c in inspect(conn).get_columns("pair_scores")}
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
             judgment_columns = {c["name"] for c in inspect(conn).get_columns("judgments")}
+            score_columns = {c["name"] for c in inspect(conn).get_columns("sentence_scores")}
         assert "role" in judgment_columns  # 0004: several reviewers
-        assert version == db.head_revision() == "0004"
+        assert "detail" in score_columns  # 0005: what a checker found, in words
+        assert version == db.head_revision() == "0005"
+
+
+def test_a_revision_0004_project_gains_sentence_score_details_as_nulls(
+    tmp_path: Path, pairs_file: Path
+) -> None:
+    """A project analysed by the version before 0005 opens, upgrades in place, keeps its scores
+    (with no detail) and stores details from then on."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from app.analysis import analyze
+    from app.store import db
+    from models.checkers.lexical import LexicalArcChecker
+
+    path = tmp_path / "old.factdesk"
+    with Project.create(path) as p:
+        import_file(p, pairs_file)
+        analyze(p, [LexicalArcChecker()])
+    engine = db.make_engine(path)
+    with engine.begin() as conn:  # back to the schema before details
+        cfg = db._alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0004")
+    engine.dispose()
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT version_num FROM alembic_version").fetchone() == ("0004",)
+    columns = {r[1] for r in con.execute("PRAGMA table_info(sentence_scores)")}
+    scored = con.execute("SELECT count(*) FROM sentence_scores").fetchone()[0]
+    con.close()
+    assert "detail" not in columns and scored > 0
+    with Project.open(path) as p:
+        with p.engine.connect() as conn:
+            assert "detail" in {c["name"] for c in inspect(conn).get_columns("sentence_scores")}
+            rows = conn.exec_driver_sql("SELECT score, detail FROM sentence_scores").all()
+            version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        assert version == "0005"
+        assert len(rows) == scored and all(detail is None for _score, detail in rows)
+        assert any(score is not None for score, _detail in rows)

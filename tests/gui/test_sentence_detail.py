@@ -1,0 +1,63 @@
+"""The pair view shows what the shown checker found in the sentence under the keyboard."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.analysis import analyze
+from app.gui.main import MainWindow
+from app.io.importer import import_file
+from app.settings import Settings
+from app.store import Project
+from tests.app.test_sentence_detail import FOUND, FakeQuestions
+from tests.conftest import PAIRS, write_jsonl
+
+#: Markup in data must show as the characters it is made of.
+MARKUP = "\nQ: <b>what</b> did it cost? output: <img src=x> · source: four million euros ✗"
+
+
+@pytest.fixture
+def detailed(qtbot, settings: Settings, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    """A window on one pair whose first sentence the fake question-based check explained."""
+    path = tmp_path / "q.factdesk"
+    with Project.create(path) as p:
+        import_file(p, write_jsonl(tmp_path / "pairs.jsonl", [PAIRS[1]]))
+        analyze(p, [FakeQuestions({0: FOUND + MARKUP})])
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_project(path)
+    w.output_view.setFocus()
+    yield w
+    w.close()
+
+
+def test_the_current_sentences_detail_is_shown_as_plain_text(detailed: MainWindow) -> None:
+    w = detailed
+    finding = w.view.finding
+    assert w.judging.checker_label == "question-based check" and w.unit == 0
+    assert finding.isVisible()  # seen without hovering
+    assert finding.textFormat() == Qt.TextFormat.PlainText
+    assert finding.text() == f"question-based check on sentence 1:\n{FOUND}{MARKUP}"
+    # the sentence's tooltip says it too
+    text = w.output_view.toPlainText()
+    tip = w.output_view.tooltip_at(text.index("▶") + 4)
+    assert "question-based check: support 0.20" in tip and FOUND in tip
+
+    w.judging.do("next")  # sentence 2: the check found nothing to say
+    assert w.unit == 1 and not finding.isVisible() and finding.text() == ""
+    w.judging.do("prev")
+    assert finding.isVisible() and "on sentence 1:" in finding.text()
+
+
+def test_blind_mode_hides_the_detail(detailed: MainWindow) -> None:
+    w = detailed
+    assert w.view.finding.isVisible()
+    w.judging.do("blind")
+    assert w.judging.blind and not w.view.finding.isVisible()
+    w.judging.do("blind")
+    assert w.view.finding.isVisible()
