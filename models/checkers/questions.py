@@ -54,8 +54,11 @@ SUBJECT = frozenset({"nsubj", "csubj", "agent"})
 OBJECT = frozenset({"dobj", "nsubjpass", "obj", "attr", "oprd"})
 WHEN = frozenset({"npadvmod", "tmod"})
 MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
 )
+#: Words of the sentence kept on each side of the slot (governor and answer) in a question.
+CONTEXT = 4
 #: Answer values by outcome (see module doc).
 SAME, OTHER, PRESENT, UNDECIDED, ABSENT = 1.0, 0.0, 0.75, 0.5, 0.25
 
@@ -222,6 +225,20 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     return head, rel
 
 
+def _question(sentence: Sentence, span: Sequence[Token], governor: Token, wh: str) -> str:
+    """The sentence around the slot, the answer replaced by its wh-word; "…" where cut."""
+    toks = sentence.tokens
+    lo = max(0, min(span[0].i, governor.i) - CONTEXT)
+    hi = min(len(toks) - 1, max(span[-1].i, governor.i) + CONTEXT)
+    base = sentence.start
+    text = (
+        sentence.text[toks[lo].start - base : span[0].start - base]
+        + wh
+        + sentence.text[span[-1].end - base : toks[hi].end - base]
+    )
+    return ("… " if lo > 0 else "") + text.strip() + (" …" if hi < len(toks) - 1 else "")
+
+
 def _answers(sentence: Sentence) -> list[Answer]:
     toks = sentence.tokens
     out: list[Answer] = []
@@ -263,7 +280,7 @@ def _answers(sentence: Sentence) -> list[Answer]:
                 governor=slot[0].i,
                 lemma=slot[0].lemma,
                 relation=slot[1],
-                question=(sentence.text[:start] + WH[kind] + sentence.text[end:]).strip(),
+                question=_question(sentence, span, slot[0], WH[kind]),
             )
         )
     return out
@@ -418,10 +435,13 @@ class QuestionChecker:
                 sentences.append(SentenceScore(sentence.index, None, not_checked=YES_NO))
                 continue
             answers = _answers(judged[n])
-            findings = [
-                index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
-                for a in answers
-            ]
+            findings = sorted(  # conflicts first: what the editor must look at
+                (
+                    index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
+                    for a in answers
+                ),
+                key=lambda f: f.value,
+            )
             if not findings:
                 sentences.append(SentenceScore(sentence.index, None, not_checked=NOT_ASKED))
                 continue
