@@ -43,12 +43,19 @@ def main() -> int:
     w.resize(1500, 900)
     w.show()
     w.open_project(project)
-    # The demo's "mixed" pair: its first sentence accepted (decide-and-advance moves on), the
-    # second one, with a wrong figure the arc model flags, selected.
+    # --checker=NAME shows that checker; --pair=ID shows that pair, as it is.
+    opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    if "checker" in opts:
+        w.checker_box.setCurrentIndex(w.checker_box.findData(opts["checker"]))
     rows = [w.model.list_row(i).row for i in range(w.model.rowCount())]
-    pick = next((r for r in rows if r.external_id == "demo-10"), rows[min(1, len(rows) - 1)])
-    w.select_pair(pick.output_id)
-    w.do("accept")
+    if "pair" in opts:
+        w.select_pair(next(r for r in rows if r.external_id == opts["pair"]).output_id)
+    else:
+        # The demo's "mixed" pair: its first sentence accepted (decide-and-advance moves on),
+        # the second one, with a wrong figure the arc model flags, selected.
+        pick = next((r for r in rows if r.external_id == "demo-10"), rows[min(1, len(rows) - 1)])
+        w.select_pair(pick.output_id)
+        w.do("accept")
 
     def shoot() -> None:
         w.grab().save(str(out))
