@@ -53,7 +53,8 @@ CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
 SUBJECT = frozenset({"nsubj", "csubj", "agent"})
 OBJECT = frozenset({"dobj", "nsubjpass", "obj", "attr", "oprd"})
 WHEN = frozenset({"npadvmod", "tmod"})
-MONTHS = frozenset(
+#: Words that make a name a date.
+DATE_WORDS = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
@@ -138,9 +139,9 @@ ROUNDING = 0.15
 
 
 def _kind(tokens: Sequence[Token]) -> str:
-    """ "date" (a month, maybe with day and year), "year", "number" or "name": an answer is
-    only compared with one of its kind."""
-    if any(t.lemma in MONTHS for t in tokens):
+    """The kind of an answer: "date" (a month or weekday, maybe with day and year), "year",
+    "number" or "name"; an answer is only compared with one of its kind."""
+    if any(t.lemma in DATE_WORDS for t in tokens):
         return "date"
     if any(t.pos == "NUM" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", t.text) for t in tokens):
         return "year"
@@ -167,35 +168,6 @@ def _span(sentence: Sentence, root: Token) -> list[Token]:
     return sorted(out, key=lambda t: t.i)
 
 
-def _slot(sentence: Sentence, root: Token) -> tuple[str, str] | None:
-    """(governor lemma, normalised relation) of an answer's root; None when it has none."""
-    toks = sentence.tokens
-    if root.head == root.i:
-        return None
-    head, rel = toks[root.head], root.dep
-    if rel == "pobj" and head.pos == "ADP":
-        prep = head.lemma
-        if head.head == head.i:
-            return None
-        if head.dep == "agent":  # "was proposed by X": X is the subject
-            rel, head = "subj", toks[head.head]
-        else:
-            rel, head = f"prep_{prep}", toks[head.head]
-    elif rel in SUBJECT:
-        rel = "subj"
-    elif rel in OBJECT:
-        rel = "obj"
-    elif rel in WHEN:
-        rel = "when"
-    elif rel == "poss":
-        rel = "poss"
-    elif rel == "appos" or rel in INSIDE:
-        rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
-    if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
-        return None
-    return head.lemma, rel
-
-
 def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     """(governor, normalised relation) of an answer's root; None when it has none."""
     toks = sentence.tokens
@@ -216,8 +188,6 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
         rel = "obj"
     elif rel in WHEN:
         rel = "when"
-    elif rel == "poss":
-        rel = "poss"
     elif rel == "appos" or rel in INSIDE:
         rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
     if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
