@@ -52,6 +52,23 @@ register(
 )
 
 
+def _grounding(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.grounding import GroundingChecker
+
+    return GroundingChecker(model_dir, device=device, runtime=_runtime_for(model_dir))
+
+
+register(
+    CheckerEntry(
+        "grounding",
+        "grounding (source ablation)",
+        "sentence",
+        _grounding,
+        available=bundled_available,
+    )
+)
+
+
 def _align(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.align import AlignChecker
 
@@ -65,7 +82,9 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
     combiner = load_combiner()
     parts = {
         name: load_checker(
-            name, device=device, model_dir=model_dir if name in ("dae", "support") else None
+            name,
+            device=device,
+            model_dir=model_dir if name in ("dae", "support", "grounding") else None,
         )
         for name in combiner.components
     }

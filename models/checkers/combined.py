@@ -52,6 +52,7 @@ FEATURES: dict[str, tuple[str, str]] = {
     "align": ("align", "score"),
     "lexical": ("lexical", "score"),
     "questions": ("questions", "score"),
+    "grounding": ("grounding", "score"),
 }
 
 
