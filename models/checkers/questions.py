@@ -12,7 +12,9 @@ so both halves work on the dependency parse the pipeline already has:
 - the source answers it where the same word governs the same slot: the source's filler there is
   its answer. The same answer is supported; a different name or number in that slot is a
   conflict (the role swaps and moved figures that word matching cannot see); a slot the source
-  never fills leaves the answer to a weaker test, whether it occurs in the source at all.
+  never fills leaves the answer to a weaker test, whether it occurs in the source at all;
+- where the source gives the same answer, the event is also asked as a yes/no question: one
+  side negating the governing word ("did not approve") and the other not is a conflict too.
 
 Per answer: 1 when the source gives the same answer (a hedged figure within its hedge: "more
 than 200,000" for 230,000, "about 4 million" for 4.2 million); 0 when it gives another; with no
@@ -77,6 +79,7 @@ class Answer:
     governor: int  # token index of the governing content word
     lemma: str  # its lemma
     relation: str  # normalised relation to it
+    negated: bool  # the governing word is negated ("did not approve", "never won")
     question: str  # the sentence with the answer replaced by its wh-word
 
 
@@ -85,6 +88,7 @@ class Finding:
     answer: Answer
     value: float
     source: Answer | None  # the source's answer in the same slot
+    polarity: bool = False  # the same answer, but one side negates the event and the other not
 
 
 _UNITS = {
@@ -250,6 +254,7 @@ def _answers(sentence: Sentence) -> list[Answer]:
                 governor=slot[0].i,
                 lemma=slot[0].lemma,
                 relation=slot[1],
+                negated=any(c.head == slot[0].i and c.dep == "neg" for c in toks if c.i != c.head),
                 question=_question(sentence, span, slot[0], WH[kind]),
             )
         )
@@ -331,6 +336,9 @@ class SourceIndex:
             fillers = [b for b in fillers if agreement(b) == best]
             for b in fillers:
                 if _same(a, b):
+                    # the same event: asked as a yes/no question, does the source agree?
+                    if a.negated != b.negated:
+                        return Finding(a, OTHER, b, polarity=True)
                     return Finding(a, SAME, b)
             return Finding(a, OTHER, fillers[0])
         if a.kind == "name":
@@ -351,8 +359,16 @@ def describe(f: Finding) -> str:
     """One line for the editor: the question, both answers and the verdict."""
     q, a = f"Q: {f.answer.question}", f.answer.text
     if f.source is not None:
+        where = f"(source sentence {f.source.sentence + 1})"
+        if f.polarity:
+            said = "negates" if f.source.negated else "does not negate"
+            change = "drops" if f.source.negated else "adds"
+            return (
+                f"{q} output: {a} · source: {f.source.text} {where}, but the source {said} "
+                f"“{f.source.lemma}”: the output {change} a negation ✗"
+            )
         mark = "✓" if f.value == SAME else "✗"
-        return f"{q} output: {a} · source: {f.source.text} (source sentence {f.source.sentence + 1}) {mark}"
+        return f"{q} output: {a} · source: {f.source.text} {where} {mark}"
     where = {
         PRESENT: "in the source, not in this role",
         UNDECIDED: "not stated in the source; it may follow from its figures",

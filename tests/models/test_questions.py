@@ -99,3 +99,14 @@ def test_a_yes_no_answer_is_not_asked_about_the_question_s_names() -> None:
     r = check("Ines Volkova proposed the plan.", "No.", "Did Ines Volkova propose the plan?")
     assert r.score is None
     assert r.sentences[0].not_checked == "a yes/no answer: its names and figures are the question's"
+
+
+def test_a_negation_added_or_dropped_on_the_same_event_is_a_conflict() -> None:
+    added = check("Ines Volkova approved the plan.", "Ines Volkova did not approve the plan.")
+    assert added.score == 0.0
+    assert "the source does not negate “approve”: the output adds a negation ✗" in lines(added)[0]
+    dropped = check("Ines Volkova did not approve the plan.", "Ines Volkova approved the plan.")
+    assert dropped.score == 0.0
+    assert "the output drops a negation" in lines(dropped)[0]
+    kept = check("Ines Volkova did not approve the plan.", "Ines Volkova never approved it.")
+    assert kept.score == 1.0
