@@ -16,7 +16,7 @@ from PySide6.QtGui import QKeySequence, QUndoStack
 
 from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
-from app.settings import DEFAULT_KEYS
+from app.settings import DEFAULT_KEYS, THRESHOLD
 from app.store import Change, JudgmentKey, JudgmentValue, Project
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
 
@@ -81,6 +81,8 @@ class JudgingController(QObject):
         self.checker: str | None = None
         self.version: str | None = None
         self.checker_label = ""
+        #: Checker name -> display name of every checker with a run (set by the window).
+        self.display_names: dict[str, str] = {}
         self.last_saved: str | None = None
         self.keys_text: dict[str, str] = dict(DEFAULT_KEYS)
         self.keymap: dict[int, str] = {}
@@ -201,12 +203,23 @@ class JudgingController(QObject):
             tip += f" · {row.omitted} source sentences omitted"
         return state, row.score, tip + found
 
-    def sentence_detail(self, sid: int) -> str | None:
-        """What the shown checker found in an output sentence, in its words (one finding a
-        line, e.g. the question-based check's questions and answers); None when it says none."""
-        sc = self.scores()
-        row = None if sc is None else sc[1].get(sid)
-        return row.detail if row is not None and row.detail else None
+    def sentence_findings(self, sid: int) -> list[tuple[str, str]]:
+        """(checker label, what it found) for an output sentence, in words: the shown checker's
+        detail first, then that of every other checker that flags the sentence at its default
+        threshold (say, the question-based check's conflicts while the combined score is shown)."""
+        b = self.bundle
+        if b is None or not self.checker:
+            return []
+        out: list[tuple[str, str]] = []
+        for name, (_pair, rows, _arcs) in b.scores.items():
+            row = rows.get(sid)
+            if row is None or not row.detail:
+                continue
+            if name == self.checker:
+                out.insert(0, (self.checker_label, row.detail))
+            elif row.score is not None and row.score < float(THRESHOLD.default):
+                out.append((f"{self.display_names.get(name, name)} (flags it)", row.detail))
+        return out
 
     def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""

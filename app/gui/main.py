@@ -350,6 +350,7 @@ class MainWindow(QMainWindow):
         project = self.project
         assert project is not None
         names = project.checker_names()
+        self.judging.display_names = names
         versions = project.current_versions()
         grains = project.checker_grains()
         wanted = self.checker or self.settings.get(S.CHECKER)

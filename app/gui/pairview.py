@@ -240,19 +240,21 @@ class PairView(QWidget):
         self.render_header(c)
 
     def _render_finding(self, c: JudgingController | None) -> None:
-        """Show what the shown checker found in the sentence whose arcs are drawn (the one under
-        the keyboard); hidden when it found nothing in words, and while scores are hidden."""
+        """Show what the checkers found in the sentence whose arcs are drawn (the one under the
+        keyboard): the shown checker's words, and those of any other checker that flags it;
+        hidden when none says anything in words, and while scores are hidden."""
         b = None if c is None else c.bundle
         sentence = (
             None if b is None else next((s for s in b.sentences if s.id == self.arc_sentence), None)
         )
-        detail = None if c is None or sentence is None else c.sentence_detail(sentence.id)
-        if sentence is None or detail is None:
+        found = [] if c is None or sentence is None else c.sentence_findings(sentence.id)
+        if sentence is None or not found:
             self.finding.clear()
             self.finding.hide()
             return
-        assert c is not None
-        self.finding.setText(f"{c.checker_label} on sentence {sentence.idx + 1}:\n{detail}")
+        self.finding.setText(
+            "\n\n".join(f"{label} on sentence {sentence.idx + 1}:\n{text}" for label, text in found)
+        )
         self.finding.show()
 
     def _render_arcs(self, c: JudgingController, blind: bool, unit: Unit | None) -> None:

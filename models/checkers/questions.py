@@ -62,6 +62,8 @@ DATE_WORDS = frozenset(
 )
 #: Words of the sentence kept on each side of the slot (governor and answer) in a question.
 CONTEXT = 4
+#: Words quoted of the source sentence that gives an answer.
+QUOTED = 6
 #: Answer values by outcome (see module doc).
 SAME, OTHER, PRESENT, UNDECIDED, ABSENT = 1.0, 0.0, 0.75, 0.5, 0.25
 
@@ -301,6 +303,7 @@ class SourceIndex:
     def __init__(self, source: ParsedText) -> None:
         self.by_slot: dict[tuple[str, str], list[Answer]] = {}
         self.frames: dict[Frame, list[Answer]] = {}
+        self.texts = [s.text for s in source.sentences]
         for s in source.sentences:
             for a in _answers(s):
                 self.by_slot.setdefault((a.lemma, a.relation), []).append(a)
@@ -355,11 +358,19 @@ class SourceIndex:
         return Finding(a, ABSENT if a.kind == "name" else UNDECIDED, None)
 
 
-def describe(f: Finding) -> str:
-    """One line for the editor: the question, both answers and the verdict."""
+def quote(text: str, words: int = QUOTED) -> str:
+    """The first words of a source sentence, to say where an answer was found: a quote finds
+    the sentence in the source pane, where a number would clash with the evidence ranks."""
+    cut = text.split()
+    return "“" + " ".join(cut[:words]) + (" …”" if len(cut) > words else "”")
+
+
+def describe(f: Finding, source_texts: Sequence[str]) -> str:
+    """One line for the editor: the question, both answers (where the source gives its answer)
+    and the verdict."""
     q, a = f"Q: {f.answer.question}", f.answer.text
     if f.source is not None:
-        where = f"(source sentence {f.source.sentence + 1})"
+        where = f"(in {quote(source_texts[f.source.sentence])})"
         if f.polarity:
             said = "negates" if f.source.negated else "does not negate"
             change = "drops" if f.source.negated else "adds"
@@ -438,7 +449,7 @@ class QuestionChecker:
                     min(f.value for f in findings),
                     None,
                     evidence,
-                    detail="\n".join(describe(f) for f in findings),
+                    detail="\n".join(describe(f, index.texts) for f in findings),
                 )
             )
         return pair_score(item.key, self, sentences)

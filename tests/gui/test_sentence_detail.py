@@ -61,3 +61,39 @@ def test_blind_mode_hides_the_detail(detailed: MainWindow) -> None:
     assert w.judging.blind and not w.view.finding.isVisible()
     w.judging.do("blind")
     assert w.view.finding.isVisible()
+
+
+class Explains(FakeQuestions):
+    """Another checker with words for a sentence it does not flag."""
+
+    name = "explains"
+    display_name = "explaining check"
+
+
+def test_another_checkers_words_show_where_it_flags_the_sentence(
+    qtbot,  # type: ignore[no-untyped-def]
+    settings: Settings,
+    tmp_path: Path,
+) -> None:
+    """With the lexical baseline shown, the question-based check's conflict on sentence 1 is
+    shown too (it flags it); another check's words on sentence 2, which it does not flag, are
+    not."""
+    from models.checkers.lexical import LexicalArcChecker
+
+    path = tmp_path / "two.factdesk"
+    with Project.create(path) as p:
+        import_file(p, write_jsonl(tmp_path / "pairs.jsonl", [PAIRS[1]]))
+        analyze(p, [FakeQuestions({0: FOUND}), Explains({1: "all answered ✓"}, low=0.9)])
+        analyze(p, [LexicalArcChecker()])
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.open_project(path)
+    w.checker_box.setCurrentIndex(w.checker_box.findData("lexical"))
+    w.output_view.setFocus()
+    assert w.judging.checker == "lexical" and w.unit == 0
+    assert w.view.finding.isVisible()
+    assert w.view.finding.text() == f"question-based check (flags it) on sentence 1:\n{FOUND}"
+    w.judging.do("next")
+    assert not w.view.finding.isVisible()
+    w.close()

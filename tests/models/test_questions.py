@@ -35,7 +35,10 @@ def test_a_role_swap_is_a_conflict_with_the_source_answer_named() -> None:
     assert r.score == 0.0
     (line,) = lines(r)
     assert line.startswith("Q: [who/what] proposed the plan.")
-    assert "output: Tomas Reyes · source: Ines Volkova (source sentence 1) ✗" in line
+    assert (
+        "output: Tomas Reyes · source: Ines Volkova (in “Ines Volkova proposed the plan.”) ✗"
+        in line
+    )
     assert r.sentences[0].evidence == (0,)
 
 
