@@ -49,7 +49,6 @@ class Pair:
     doc: str  # document fingerprint
     faithful: int
     sentences: list[list[float | None]]  # per output sentence: combiner feature values
-    conflict: bool = False  # the question-based check finds a name or figure in conflict
 
 
 def _one_thread() -> None:
@@ -128,49 +127,9 @@ def scored_pairs(data_dir: Path, dataset: str, per_set: int, log=print) -> list[
     todo = [r for r in recs if pair_key(r) not in done]
     if todo:
         done.update(_score(todo, path, log, dataset))
-    conflicts = question_conflicts(recs, CACHE / f"{dataset}.questions.jsonl", log, dataset)
     return [
-        Pair(
-            dataset,
-            fingerprint(r.document),
-            int(r.faithful),
-            done[pair_key(r)],
-            conflicts[pair_key(r)],
-        )
-        for r in recs
+        Pair(dataset, fingerprint(r.document), int(r.faithful), done[pair_key(r)]) for r in recs
     ]
-
-
-def question_conflicts(recs: list, path: Path, log, dataset: str) -> dict[str, bool]:
-    """Whether the question-based check finds a conflict in each pair (what the queue reads);
-    cached beside the component scores, one line per pair."""
-    from models.checkers.base import PairInput
-    from models.checkers.questions import OTHER, QuestionChecker
-    from models.parsing import parse_many
-
-    done: dict[str, bool] = {}
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            done[d["key"]] = d["conflict"]
-    todo = [r for r in recs if pair_key(r) not in done]
-    checker = QuestionChecker()
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        for k in range(0, len(todo), 32):
-            chunk = todo[k : k + 32]
-            parsed = parse_many([t for r in chunk for t in (r.document, r.summary)])
-            batch = [PairInput(i, parsed[2 * i], parsed[2 * i + 1]) for i in range(len(chunk))]
-            for r, res in zip(chunk, checker.score(batch), strict=True):
-                hit = any(x.score == OTHER for x in res.sentences)
-                done[pair_key(r)] = hit
-                fh.write(json.dumps({"key": pair_key(r), "conflict": hit}) + "\n")
-            fh.flush()
-            log(f"  {dataset}: questions asked of {min(k + 32, len(todo))}/{len(todo)} pairs")
-    return done
 
 
 def _score(recs: list, path: Path, log, dataset: str) -> dict[str, list]:
@@ -264,7 +223,6 @@ class Scored:
     sent_base: list[np.ndarray]  # per pair: bundled probability per checked sentence
     sent_comps: list[np.ndarray]  # per pair: (sentences, 4) raw head features
     disagree: list[tuple[int, ...]]  # per pair: sentences where dae and support disagree
-    conflict: list[bool]  # per pair: the question-based check finds a conflict
 
 
 def prepare(pairs: list[Pair]) -> Scored:
@@ -302,25 +260,14 @@ def prepare(pairs: list[Pair]) -> Scored:
         base,
         comps,
         disagree,
-        [p.conflict for p in pairs],
     )
 
 
-def queue_order(sc: Scored, threshold: float = 0.5, conflicts: bool = True) -> list[int]:
-    """The window's queue (app.learning.queue.rank) over the set, from the bundled model; with
-    ``conflicts``, the question-based check's conflicts among its signals (as in the window)."""
+def queue_order(sc: Scored, threshold: float = 0.5) -> list[int]:
+    """The window's queue (app.learning.queue.rank) over the set, from the bundled model."""
     from app.learning.queue import Signals, rank
 
-    sigs = [
-        Signals(
-            k,
-            float(sc.score[k]),
-            False,
-            sc.disagree[k],
-            conflict="a conflict" if conflicts and sc.conflict[k] else None,
-        )
-        for k in range(len(sc.y))
-    ]
+    sigs = [Signals(k, float(sc.score[k]), False, sc.disagree[k]) for k in range(len(sc.y))]
     return [item.output_id for item in rank(sigs, threshold)]
 
 
@@ -405,8 +352,7 @@ def simulate(pairs: dict[str, list[Pair]], splits: int = 3, seeds: int = 5) -> i
         "found = unfaithful pairs among the N judged; BA = balanced accuracy (%) on the "
         "evaluation half: bundled model at 0.5 (before), at the threshold calibrated on the "
         "N judgments, adapted (at 0.5), adapted + calibrated; AUC of the pair score. "
-        f"random = mean of {seeds} random orders; queue-q = the queue without the question-based "
-        "check's conflicts."
+        f"random = mean of {seeds} random orders."
     )
     fit_times = []
     for name, plist in pairs.items():
@@ -436,13 +382,8 @@ def simulate(pairs: dict[str, list[Pair]], splits: int = 3, seeds: int = 5) -> i
                 [sc.sent_base[k] for k in side],
                 [sc.sent_comps[k] for k in side],
                 [sc.disagree[k] for k in side],
-                [sc.conflict[k] for k in side],
             )
-            orders = {
-                "import": side,
-                "queue": [side[k] for k in queue_order(sub)],
-                "queue-q": [side[k] for k in queue_order(sub, conflicts=False)],
-            }
+            orders = {"import": side, "queue": [side[k] for k in queue_order(sub)]}
             rng = np.random.default_rng(split)
             for n in NS:
                 if n > len(side):
@@ -455,7 +396,7 @@ def simulate(pairs: dict[str, list[Pair]], splits: int = 3, seeds: int = 5) -> i
                 ]
                 table.setdefault(("random", n), []).append(_mean(rand))
         for n in NS:
-            for o in ("import", "queue", "queue-q", "random"):
+            for o in ("import", "queue", "random"):
                 if (o, n) not in table:
                     continue
                 m = _mean(table[(o, n)])
