@@ -7,9 +7,6 @@ The order puts first the pairs whose judgment teaches the most and finds errors 
 - **least certain**: a score near the threshold, where the model is as likely wrong as right;
 - **arc and sentence checkers disagree** on a sentence (the arc model flags an arc of a sentence
   the sentence checker finds supported, or the reverse);
-- **a name or figure conflicts with the source**: the question-based check found the source
-  giving another answer in the same slot (:mod:`models.checkers.questions`), evidence that is
-  rarely wrong and that the other checkers miss;
 - **editor and model disagree**: a judgment the model's flag contradicts (the disagreement
   filter lists these; they are worth a second look and are what calibration learns from).
 
@@ -20,7 +17,6 @@ returning ``{output_id: (priority, reason)}``, whose priority is added and whose
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -42,11 +38,8 @@ PROVIDERS: dict[str, Provider] = {}
 W_UNSUPPORTED = 0.6
 W_UNCERTAIN = 0.4
 W_CHECKERS_DISAGREE = 0.3
-W_CONFLICT = 0.5
 #: The arc checker and the sentence checker whose disagreement counts.
 ARC_CHECKER, SENTENCE_CHECKER = "dae", "support"
-#: The checker whose conflicts count, and the score it gives a conflicting answer.
-QUESTIONS, CONFLICT = "questions", 0.0
 
 
 def register_provider(name: str, provider: Provider) -> None:
@@ -63,7 +56,6 @@ class Signals:
     done: bool = False  # the editor has finished the pair
     disagreeing_sentences: tuple[int, ...] = ()  # 1-based, arc vs sentence checker
     editor_disagrees: str | None = None  # what the editor and the model disagree on
-    conflict: str | None = None  # a name or figure the source answers otherwise, in words
 
 
 @dataclass(frozen=True)
@@ -113,8 +105,6 @@ def rank(
                     f"arc and sentence checkers disagree on sentence {which}",
                 )
             )
-        if sig.conflict:
-            parts.append((W_CONFLICT, sig.conflict))
         if sig.editor_disagrees:
             parts.append((0.2, f"you and the model disagree: {sig.editor_disagrees}"))
         for provided in extra:
@@ -190,21 +180,6 @@ def project_signals(
                     continue
                 if (ma < 0.5) != (sc < 0.5):
                     disagree.setdefault(oid, []).append(idx + 1)
-        conflicts: dict[int, str] = {}
-        q_v = versions.get(QUESTIONS)
-        if q_v:
-            for oid, idx, detail in s.execute(
-                select(SentenceRow.output_id, SentenceRow.idx, SentenceScoreRow.detail)
-                .join(SentenceRow, SentenceRow.id == SentenceScoreRow.sentence_id)
-                .where(
-                    SentenceScoreRow.checker == QUESTIONS,
-                    SentenceScoreRow.version == q_v,
-                    SentenceScoreRow.score == CONFLICT,
-                )
-                .order_by(SentenceRow.output_id, SentenceRow.idx)
-            ):
-                if oid is not None and oid not in conflicts:
-                    conflicts[oid] = conflict_reason(idx + 1, detail)
         judged = s.execute(
             select(Judgment.output_id, Judgment.target, Judgment.sentence_id, Judgment.label).where(
                 Judgment.aspect.in_(("support", "flag"))
@@ -241,34 +216,9 @@ def project_signals(
         if model_says != label:
             editor[oid] = f"{target} judged {label}, model {score:.2f}"
     return [
-        Signals(
-            oid,
-            scores.get(oid),
-            oid in done,
-            tuple(disagree.get(oid, ())),
-            editor.get(oid),
-            conflicts.get(oid),
-        )
+        Signals(oid, scores.get(oid), oid in done, tuple(disagree.get(oid, ())), editor.get(oid))
         for oid in ids
     ]
-
-
-def conflict_reason(sentence: int, detail: str | None) -> str:
-    """The queue's reason for a question-based conflict: the answers, from the check's first
-    conflicting line ("output: 1893 · source: 1896")."""
-    for line in (detail or "").splitlines():
-        if not line.endswith("✗"):
-            continue
-        negation = re.search(r"the output (adds|drops) a negation", line)
-        if negation:
-            return f"sentence {sentence}: the output {negation.group(1)} a negation"
-        found = re.search(r"output: (.*?) · source: (.*?) \(in ", line)
-        if found:
-            return (
-                f"sentence {sentence}: the source answers {found.group(2)!r} where the output "
-                f"says {found.group(1)!r}"
-            )
-    return f"sentence {sentence}: a name or figure conflicts with the source"
 
 
 def queue(

@@ -103,61 +103,6 @@ def test_queue_takes_extra_priority_providers() -> None:
     assert items[0].output_id == 2 and items[0].reason == "unfamiliar entities: Inchmara"
 
 
-def test_a_question_conflict_comes_before_a_disagreement_and_says_what_conflicts() -> None:
-    conflict = "sentence 1: the source answers '1896' where the output says '1893'"
-    sigs = [
-        Signals(1, 0.90, disagreeing_sentences=(1,)),
-        Signals(2, 0.90, conflict=conflict),  # the combined score misses it: 0.90
-        Signals(3, 0.90),
-    ]
-    items = rank(sigs, 0.5)
-    assert [i.output_id for i in items] == [2, 1, 3]
-    assert items[0].reason == conflict
-
-
-def test_conflict_reasons_read_the_question_based_check_s_words() -> None:
-    from app.learning.queue import conflict_reason
-
-    detail = (
-        "Q: … opened on [when] … output: 12 October 1893 · source: 12 October 1896 "
-        "(in “Construction began in 1893, and the …”) ✗\n"
-        "Q: … over [how many] books. output: 4,000 · source: 4,000 (in “Construction …”) ✓"
-    )
-    assert conflict_reason(2, detail) == (
-        "sentence 2: the source answers '12 October 1896' where the output says '12 October 1893'"
-    )
-    negation = (
-        "Q: [who/what] did not approve the plan. output: Ines Volkova · source: Ines Volkova "
-        "(in “Ines Volkova approved the plan.”), but the source does not negate “approve”: "
-        "the output adds a negation ✗"
-    )
-    assert conflict_reason(1, negation) == "sentence 1: the output adds a negation"
-
-
-def test_the_project_queue_puts_question_conflicts_first(tmp_path: Path) -> None:
-    from app.analysis import analyze
-    from app.io.importer import import_file
-    from app.learning.queue import queue
-    from models.registry import load_checker
-    from tests.conftest import write_jsonl
-
-    source = "The library opened in 1896 with 4,000 books. It was extended in 1931."
-    pairs = [
-        {"id": "ok", "source": source, "output": "The library opened in 1896."},
-        {"id": "moved", "source": source, "output": "The library opened in 1931."},
-    ]
-    with Project.create(tmp_path / "q.factdesk") as p:
-        import_file(p, write_jsonl(tmp_path / "q.jsonl", pairs))
-        analyze(p, [load_checker("lexical"), load_checker("questions")])
-        version = p.current_versions()["lexical"]
-        items = queue(p, "lexical", version, 0.5, providers=())
-        moved = p.output_ids()[1]
-        assert items[0].output_id == moved
-        assert "sentence 1: the source answers '1896' where the output says '1931'" in (
-            items[0].reasons
-        )
-
-
 # ---------------------------------------------------------------------- an analysed project
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
