@@ -128,6 +128,12 @@ def _value(words: Sequence[str]) -> float | None:
     return total + current if seen else None
 
 
+def _range(text: str) -> tuple[float, float] | None:
+    """The bounds of a written range ("10-11", "4–5"), else None."""
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*[-–]\s*(\d+(?:\.\d+)?)", text.replace(",", ""))
+    return (float(found.group(1)), float(found.group(2))) if found else None
+
+
 def _number(text: str) -> str:
     v = _value([text])
     return f"{v:g}" if v is not None else text.lower()
@@ -250,7 +256,7 @@ def _answers(sentence: Sentence) -> list[Answer]:
                 sentence=sentence.index,
                 kind=kind,
                 words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
-                value=_value(nums) if nums else None,
+                value=_value(nums) if nums and not _range(sentence.text[start:end]) else None,
                 hedge=hedge,
                 text=sentence.text[start:end],
                 governor=slot[0].i,
@@ -284,6 +290,14 @@ def _same(a: Answer, b: Answer) -> bool:
     """Whether the source's answer ``b`` gives the output's ``a``."""
     if a.kind == "name":  # "Reyes" answers "Tomas Reyes", and the other way round
         return bool({_name_word(w) for w in a.words} & {_name_word(w) for w in b.words})
+    bounds = _range(b.text)
+    if a.kind == "number" and bounds is not None:  # "10" or "10-11" for "10-11 year olds"
+        inner = _range(a.text) or (a.value, a.value)
+        return (
+            inner[0] is not None
+            and inner[1] is not None
+            and bounds[0] <= inner[0] <= inner[1] <= bounds[1]
+        )
     if a.kind == "number" and b.value is not None:
         return _rounds_to(a, b.value)
     return set(a.words) <= set(b.words) or set(b.words) <= set(a.words)

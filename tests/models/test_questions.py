@@ -113,3 +113,16 @@ def test_a_negation_added_or_dropped_on_the_same_event_is_a_conflict() -> None:
     assert "the output drops a negation" in lines(dropped)[0]
     kept = check("Ines Volkova did not approve the plan.", "Ines Volkova never approved it.")
     assert kept.score == 1.0
+
+
+def test_a_figure_inside_a_written_range_is_the_same_answer() -> None:
+    from dataclasses import replace
+
+    from models.checkers.questions import _answers, _same
+
+    (source,) = [a for a in _answers(parse("A third of 10-11 year olds are obese.").sentences[0])]
+    assert (source.text, source.kind) == ("10-11", "number")
+    inside = replace(source, text="10", words=("10",), value=10.0)
+    outside = replace(source, text="12", words=("12",), value=12.0)
+    assert _same(inside, source) and _same(source, source)
+    assert not _same(outside, source)
