@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,14 +26,12 @@ from models.checkers.base import (
     QA_REVISION,
     ArcScore,
     Grain,
+    OnePairAtATime,
     PairInput,
     PairScore,
-    Progress,
     SentenceScore,
-    ShouldStop,
     has_content,
     pair_score,
-    score_each,
     skipped_sentence,
 )
 from models.claims import Claim
@@ -78,12 +75,13 @@ class RawSentence:
     evidence: Evidence
 
 
-class AlignChecker:
+class AlignChecker(OnePairAtATime):
     """Word alignment to the source on a middle layer of all-MiniLM-L6-v2."""
 
     name = "align"
     display_name = "alignment (word match)"
     grain: Grain = "arc"
+    batch_size = 16
 
     def __init__(self, model_dir: str | Path | None = None, *, device: DevicePref = "auto") -> None:
         path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
@@ -97,19 +95,8 @@ class AlignChecker:
         self._word_cal = (float(cfg["word_scale"]), float(cfg["word_centre"]))
         self._sources = _SOURCES
 
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 16,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        return score_each(
-            batch, self._cached, batch_size=batch_size, progress=progress, should_stop=should_stop
-        )
-
-    def _cached(self, item: PairInput) -> PairScore:
+    def score_one(self, item: PairInput) -> PairScore:
+        """One pair, from the cache of results when the same texts were scored before."""
         key = (self.name, self.version, item.source.text, item.output.text, item.question or "")
         with _LOCK:
             hit = _RESULTS.get(key)

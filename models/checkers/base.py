@@ -159,6 +159,33 @@ def score_each(
     return results
 
 
+class OnePairAtATime:
+    """Base of the checkers without a batched model: :meth:`score` runs :meth:`score_one` over
+    the batch, checking for a stop and reporting progress every ``batch_size`` pairs."""
+
+    #: Pairs between two stop checks and progress reports, when the caller names none.
+    batch_size = 64
+
+    def score(
+        self,
+        batch: Sequence[PairInput],
+        *,
+        batch_size: int | None = None,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PairScore]:
+        return score_each(
+            batch,
+            self.score_one,
+            batch_size=batch_size or self.batch_size,
+            progress=progress,
+            should_stop=should_stop,
+        )
+
+    def score_one(self, item: PairInput) -> PairScore:
+        raise NotImplementedError
+
+
 NO_CONTENT = "no content arcs"
 
 

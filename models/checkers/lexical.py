@@ -10,25 +10,21 @@ claim's arcs; its own arcs are reported as always.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from models.checkers.base import (
     QA_REVISION,
     ArcScore,
     Grain,
+    OnePairAtATime,
     PairInput,
     PairScore,
-    Progress,
     SentenceScore,
-    ShouldStop,
     arc_sentence_score,
     pair_score,
-    score_each,
 )
 from models.evidence import Evidence, LexicalRetriever
 
 
-class LexicalArcChecker:
+class LexicalArcChecker(OnePairAtATime):
     """Arc entailment by exact lemma-level arc match against the source."""
 
     name = "lexical"
@@ -36,23 +32,7 @@ class LexicalArcChecker:
     display_name = "lexical baseline"
     grain: Grain = "arc"
 
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 64,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        return score_each(
-            batch,
-            self._score_one,
-            batch_size=batch_size,
-            progress=progress,
-            should_stop=should_stop,
-        )
-
-    def _score_one(self, item: PairInput) -> PairScore:
+    def score_one(self, item: PairInput) -> PairScore:
         src = item.source
         if not src.sentences:
             missing = Evidence((), "", 0, "the source has no text")

@@ -34,13 +34,11 @@ from dataclasses import dataclass
 from models.checkers.base import (
     QA_REVISION,
     Grain,
+    OnePairAtATime,
     PairInput,
     PairScore,
-    Progress,
     SentenceScore,
-    ShouldStop,
     pair_score,
-    score_each,
 )
 from models.document import ParsedText, Sentence, Token
 
@@ -402,7 +400,7 @@ def describe(f: Finding, source_texts: Sequence[str]) -> str:
     return f"{q} output: {a} · source: no answer ({a} {where}) ?"
 
 
-class QuestionChecker:
+class QuestionChecker(OnePairAtATime):
     """Questions on the output's names and figures, answered from the source's parse."""
 
     name = "questions"
@@ -410,23 +408,7 @@ class QuestionChecker:
     display_name = "question-based check"
     grain: Grain = "sentence"
 
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 64,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        return score_each(
-            batch,
-            self._score_one,
-            batch_size=batch_size,
-            progress=progress,
-            should_stop=should_stop,
-        )
-
-    def _score_one(self, item: PairInput) -> PairScore:
+    def score_one(self, item: PairInput) -> PairScore:
         if not item.source.sentences:
             return pair_score(
                 item.key,
