@@ -82,6 +82,11 @@ class Answer:
     negated: bool  # the governing word is negated ("did not approve", "never won")
     question: str  # the sentence with the answer replaced by its wh-word
 
+    @property
+    def frame(self) -> tuple[int, int]:
+        """(sentence, governor): the event the answer belongs to."""
+        return (self.sentence, self.governor)
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -316,39 +321,39 @@ class SourceIndex:
         self.by_slot: dict[tuple[str, str], list[Answer]] = {}
         self.frames: dict[Frame, list[Answer]] = {}
         self.texts = [s.text for s in source.sentences]
+        self.words: set[str] = set()
+        runs: list[list[str]] = []  # consecutive number words: one figure each
         for s in source.sentences:
             for a in _answers(s):
                 self.by_slot.setdefault((a.lemma, a.relation), []).append(a)
-                self.frames.setdefault((a.sentence, a.governor), []).append(a)
-        self.words: set[str] = set()
-        values: list[list[str]] = []
-        for s in source.sentences:
+                self.frames.setdefault(a.frame, []).append(a)
             run: list[str] = []
             for t in s.tokens:
                 self.words.add(_number(t.text) if t.pos == "NUM" else t.text.lower())
                 if t.pos == "NUM":
                     run.append(t.text)
                 elif run:
-                    values.append(run)
+                    runs.append(run)
                     run = []
             if run:
-                values.append(run)
-        self.values = {v for r in values if (v := _value(r)) is not None}
+                runs.append(run)
+        self.values = {v for r in runs if (v := _value(r)) is not None}
+        self.names = {_name_word(w) for w in self.words}
 
     def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:
         """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
         the source's event when the same word governs several ("X won in 2001, Y in 2003")."""
         fillers = [b for b in self.by_slot.get((a.lemma, a.relation), []) if _comparable(a, b)]
         if fillers:
-
-            def agreement(b: Answer) -> int:
-                frame = self.frames[(b.sentence, b.governor)]
-                return sum(
-                    any(c.relation == o.relation and _same(o, c) for c in frame) for o in siblings
+            agreement = [  # how many of the event's other answers each filler's event shares
+                sum(
+                    any(c.relation == o.relation and _same(o, c) for c in self.frames[b.frame])
+                    for o in siblings
                 )
-
-            best = max(agreement(b) for b in fillers)
-            fillers = [b for b in fillers if agreement(b) == best]
+                for b in fillers
+            ]
+            best = max(agreement)
+            fillers = [b for b, n in zip(fillers, agreement, strict=True) if n == best]
             for b in fillers:
                 if _same(a, b):
                     # the same event: asked as a yes/no question, does the source agree?
@@ -357,8 +362,7 @@ class SourceIndex:
                     return Finding(a, SAME, b)
             return Finding(a, OTHER, fillers[0])
         if a.kind == "name":
-            names = {_name_word(w) for w in self.words}
-            present = any(_name_word(w) in names for w in a.words)
+            present = any(_name_word(w) in self.names for w in a.words)
         elif a.kind == "number":
             present = any(_rounds_to(a, v) for v in self.values)
         else:
