@@ -60,7 +60,7 @@ def until_stopped(_req: None, ctx: Ctx) -> str:
 
 
 def never_stops(_req: None, ctx: Ctx) -> None:
-    ctx.progress(1, 1)
+    ctx.progress(os.getpid(), 0)  # says which process it is
     time.sleep(60)
 
 
@@ -92,11 +92,15 @@ def test_an_error_that_cannot_be_carried_back_is_described_with_its_traceback() 
 
 
 class CancelAfter(Ctx):
-    """Cancels once the child has reported three steps: it was running when the cancel came."""
+    """Cancels once the child has reported ``steps`` steps: it was running when the cancel came."""
+
+    def __init__(self, steps: int = 3) -> None:
+        super().__init__()
+        self.steps = steps
 
     def progress(self, done: int, total: int) -> None:
         super().progress(done, total)
-        if len(self.seen) == 3:
+        if len(self.seen) == self.steps:
             self.stop.set()
 
 
@@ -125,9 +129,9 @@ def test_a_child_that_dies_is_reported_with_its_exit_code() -> None:
 
 def test_a_child_that_ignores_the_cancel_is_ended(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(process_job, "STOP_GRACE", 0.5)
-    ctx = Ctx()
-    threading.Timer(0.2, ctx.stop.set).start()
-    started = time.monotonic()
+    ctx = CancelAfter(1)  # once the child has said which process it is
     with pytest.raises(FactDeskError, match="did not stop within"):
         run_in_process(never_stops, None, ctx)
-    assert time.monotonic() - started < 30  # not the child's 60 s sleep
+    ((pid, _),) = ctx.seen
+    with pytest.raises(ProcessLookupError):  # terminated and reaped, not left sleeping
+        os.kill(pid, 0)
