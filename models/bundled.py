@@ -88,7 +88,10 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
         )
         for name in combiner.components
     }
-    return CombinedChecker(combiner, parts, _answers(device))
+    # With the NLI checker among the features it judges yes/no claims itself (a "No" by the
+    # contradiction of what it denies); else it is blended into yes/no sentences only.
+    answers = None if "nli" in combiner.components else _answers(device)
+    return CombinedChecker(combiner, parts, answers)
 
 
 def _answers(device: DevicePref) -> Checker | None:

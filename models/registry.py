@@ -3,9 +3,9 @@
 ``lexical`` (the DAE paper's lexical arc-match baseline) is always there and always selectable;
 it is a default only when no bundled model is installed. ``questions`` (questions on the
 output's names and figures, answered from the source's parse; no model files) is always a
-default. ``nli`` loads the user's own Hugging
-Face NLI directory (``model_dir``), or without one the bundled three-way model (which the
-combined score uses for yes/no answers; it is not a default checker of its own). The bundled trained checkers (``dae``, ``support``)
+default. ``nli`` judges each output sentence claim by claim against joined evidence with the
+bundled three-way NLI model (a default when it is installed, and a feature of the combined
+score), or with the user's own Hugging Face NLI directory (``model_dir``). The bundled trained checkers (``dae``, ``support``)
 register themselves from :mod:`models.bundled` and are the defaults when their files are present.
 """
 
@@ -60,12 +60,25 @@ def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
     return NLISentenceChecker(model_dir, device=device)
 
 
+def _nli_bundled() -> bool:
+    from models.checkers.nli import bundled_available
+
+    return bundled_available()
+
+
 CHECKERS: dict[str, CheckerEntry] = {
     "lexical": CheckerEntry("lexical", "lexical baseline", "arc", _lexical),
     "questions": CheckerEntry(
         "questions", "question-based check", "sentence", _questions, default=True, model_free=True
     ),
-    "nli": CheckerEntry("nli", "NLI sentence support (own model)", "sentence", _nli, True),
+    "nli": CheckerEntry(
+        "nli",
+        "claims vs source (NLI)",
+        "sentence",
+        _nli,
+        available=_nli_bundled,
+        default=True,
+    ),
 }
 
 

@@ -53,6 +53,10 @@ FEATURES: dict[str, tuple[str, str]] = {
     "lexical": ("lexical", "score"),
     "questions": ("questions", "score"),
     "grounding": ("grounding", "score"),
+    # the claims of the sentence judged against joined evidence by the NLI model
+    "nli": ("nli", "score"),
+    # 1 where the question-based check finds a name or figure the source answers otherwise
+    "questions_conflict": ("questions", "conflict"),
 }
 
 
@@ -99,7 +103,11 @@ def sentence_features(
     for name in names:
         checker, field = FEATURES[name]
         ss = results[checker].sentences[sentence]
-        v = ss.score if field == "score" else ss.min_arc
+        if field == "conflict":
+            # a conflict is the question-based check's 0; any other answer is no conflict
+            v = None if ss.score is None else (1.0 if ss.score == 0.0 else 0.0)
+        else:
+            v = ss.score if field == "score" else ss.min_arc
         values.append(None if v is None or ss.not_checked is not None else float(v))
     return values
 
@@ -239,9 +247,18 @@ class CombinedChecker:
             base = window_from.sentences[s.index]
             arc_ss = arcs_from.sentences[s.index]
             if s.index in probs:
+                # A flagged sentence says why in the NLI checker's words (which claim, and
+                # which source sentence contradicts it or that the source does not say it).
+                why = results["nli"].sentences[s.index].detail if "nli" in results else None
                 sentences.append(
                     SentenceScore(
-                        s.index, probs[s.index], arc_ss.min_arc, base.evidence, base.omitted
+                        s.index,
+                        probs[s.index],
+                        arc_ss.min_arc,
+                        base.evidence,
+                        base.omitted,
+                        None,
+                        why if probs[s.index] < 0.5 else None,
                     )
                 )
             else:

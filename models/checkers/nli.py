@@ -15,7 +15,9 @@ through torch (CUDA when available, else CPU), imported only when such a checker
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +35,10 @@ from models.checkers.base import (
     pair_score,
     skipped_sentence,
 )
+from models.claim_split import split_claims
+from models.document import Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
-from models.evidence import Retriever, build_windows
+from models.evidence import SHOWN, Evidence, Retriever, build_windows
 from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_session, torch_device
 
@@ -44,6 +48,8 @@ KIND = "factdesk-nli"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
+#: Part of the version: outputs are judged claim by claim against joined evidence.
+CLAIM_REVISION = "claims1"
 
 
 def bundled_available(path: Path = BUNDLED_DIR) -> bool:
@@ -89,6 +95,13 @@ def contradiction_index(id2label: dict[Any, str]) -> int | None:
     return None
 
 
+#: Recent (model version, premise, hypothesis) -> probabilities. The combined score runs the NLI
+#: checker as a feature right after (or before) the same checker runs on its own: the second
+#: reading of a claim is free. Bounded; pure (the same inputs give the same row).
+_RECENT: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+_RECENT_SIZE = 4096
+
+
 class OnnxNLI:
     """An exported NLI classifier (:mod:`models.training.nli_model`) run by onnxruntime.
 
@@ -129,25 +142,33 @@ class OnnxNLI:
     def predict(
         self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 16
     ) -> np.ndarray:
-        """Class probabilities, one row per (premise, hypothesis), columns as ``id2label``."""
+        """Class probabilities, one row per (premise, hypothesis), columns as ``id2label``.
+
+        Each pair runs on its own: int8 dynamic quantisation scales activations over the whole
+        input tensor, so a pair batched with others (and padded to their length) would score
+        differently from the same pair alone. ``batch_size`` is kept for the callers' stop and
+        progress steps; on a CPU one unpadded pair at a time costs no more than padded batches.
+        """
         n = len(premises)
         out = np.zeros((n, len(self.id2label)), np.float32)
-        # Length-sorted batches waste less padding; rows go back to their places.
-        order = sorted(range(n), key=lambda i: len(premises[i]) + len(hypotheses[i]))
-        for lo in range(0, n, batch_size):
-            idx = order[lo : lo + batch_size]
-            encs = self._tokenizer.encode_batch([(premises[i], hypotheses[i]) for i in idx])
-            width = max(len(e.ids) for e in encs)
-            ids = np.zeros((len(encs), width), np.int64)
-            types = np.zeros_like(ids)
-            mask = np.zeros_like(ids)
-            for r, e in enumerate(encs):
-                ids[r, : len(e.ids)] = e.ids
-                types[r, : len(e.ids)] = e.type_ids
-                mask[r, : len(e.ids)] = 1
-            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        for i in range(n):
+            key = (self.version, premises[i], hypotheses[i])
+            if key in _RECENT:
+                _RECENT.move_to_end(key)
+                out[i] = _RECENT[key]
+                continue
+            e = self._tokenizer.encode(premises[i], hypotheses[i])
+            ids = np.asarray([e.ids], np.int64)
+            feed = {
+                "input_ids": ids,
+                "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.asarray([e.type_ids], np.int64),
+            }
             feed = {k: v for k, v in feed.items() if k in self._inputs}
-            out[np.asarray(idx)] = self._session.run(None, feed)[0]
+            out[i] = self._session.run(None, feed)[0][0]
+            _RECENT[key] = out[i].copy()
+            if len(_RECENT) > _RECENT_SIZE:
+                _RECENT.popitem(last=False)
         return out
 
 
@@ -178,7 +199,7 @@ class NLISentenceChecker:
             self.max_tokens = min(max_tokens, self._onnx.max_length)
             bundled = model_dir is None
             self.name = "nli" if bundled else f"nli:{path.name}"
-            self.version = f"{self._onnx.version}+{QA_REVISION}"
+            self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}"
             return
         try:
             import torch
@@ -205,7 +226,7 @@ class NLISentenceChecker:
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
         self.name = f"nli:{path.name}"
-        self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}"
+        self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{CLAIM_REVISION}"
 
     def count_tokens(self, text: str) -> int:
         if self._onnx is not None:
@@ -220,78 +241,181 @@ class NLISentenceChecker:
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
     ) -> list[PairScore]:
-        # Flatten every (evidence, sentence) pair of the batch, score them in model batches.
-        jobs: list[tuple[int, int, str, str]] = []
-        windows = []
-        for p, item in enumerate(batch):
-            judged = item.judged
-            evidence = build_windows(
-                item.source,
-                judged,
-                max_tokens=self.max_tokens,
-                count_tokens=self.count_tokens,
-                retriever=self._retriever,
-            )
-            windows.append(evidence)
-            for s, ev in zip(item.output.sentences, evidence, strict=True):
-                if ev.not_checked is None and item.checkable(s):
-                    claim = item.claim(s.index)
-                    said = claim.denies if claim is not None and claim.denies is not None else None
-                    jobs.append((p, s.index, ev.text, (said or judged[s.index]).text))
-        probs: dict[tuple[int, int], tuple[float, float | None]] = {}
+        """Judge every claim of every output sentence against its joined evidence.
+
+        Each checkable sentence is split into claims (:func:`models.claim_split.split_claims`);
+        each claim gets its own evidence window (the source sentences the retriever ranks best
+        for it, joined in source order, as many as fit the model input) and one model call. A
+        sentence scores its weakest claim (:func:`support_margin`); a flagged sentence says why
+        in its ``detail``: which claim, and "contradicted by source sentence k" (the window
+        sentence that contradicts it most, quoted) or "not found in the source".
+        """
+        plans = [self._plan(item) for item in batch]
+        jobs = [(p, u) for p, plan in enumerate(plans) for u in range(len(plan.units))]
+        got: dict[tuple[int, int], np.ndarray] = {}
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
             chunk = jobs[lo : lo + batch_size]
-            for (p, s_index, _, _), got in zip(chunk, self._predict(chunk), strict=True):
-                probs[(p, s_index)] = got
+            premises = [plans[p].windows[u].text for p, u in chunk]
+            hypotheses = [plans[p].units[u].text for p, u in chunk]
+            for key, row in zip(chunk, self._probs(premises, hypotheses), strict=True):
+                got[key] = row
             if progress is not None:
                 progress(min(lo + batch_size, len(jobs)), len(jobs))
-        results = []
-        for p, item in enumerate(batch):
-            sentences = []
-            for s, ev in zip(item.output.sentences, windows[p], strict=True):
-                if (p, s.index) not in probs:
-                    sentences.append(skipped_sentence(s.index, ev))
-                else:
-                    claim = item.claim(s.index)
-                    value, contradicted = probs[(p, s.index)]
-                    if claim is not None and claim.denies is not None:
-                        # A "No" is supported when the evidence contradicts what it denies
-                        # (a two-way model: when it does not entail it).
-                        value = 1.0 - value if contradicted is None else contradicted
-                    sentences.append(
-                        SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
-                    )
-            results.append(pair_score(item.key, self, sentences))
-        return results
+        return [
+            self._result(item, plans[p], [got[(p, u)] for u in range(len(plans[p].units))])
+            for p, item in enumerate(batch)
+        ]
 
-    def _predict(
-        self, chunk: Sequence[tuple[int, int, str, str]]
-    ) -> list[tuple[float, float | None]]:
-        """Entailment and (three-way models) contradiction probability of each job."""
+    def _plan(self, item: PairInput) -> _Plan:
+        """The claims of a pair's checkable sentences and an evidence window for each."""
+        judged = item.judged
+        sentence_windows = build_windows(
+            item.source,
+            judged,
+            max_tokens=self.max_tokens,
+            count_tokens=self.count_tokens,
+            retriever=self._retriever,
+        )
+        units: list[Sentence] = []
+        owners: list[int] = []
+        denies: set[int] = set()
+        for s, ev in zip(item.output.sentences, sentence_windows, strict=True):
+            if ev.not_checked is not None or not item.checkable(s):
+                continue
+            claim = item.claim(s.index)
+            if claim is not None and claim.denies is not None:
+                units.append(claim.denies)
+                denies.add(s.index)
+            elif claim is not None:
+                units.append(judged[s.index])
+            else:
+                units.extend(split_claims(judged[s.index]))
+            owners += [s.index] * (len(units) - len(owners))
+        windows = build_windows(
+            item.source,
+            units,
+            max_tokens=self.max_tokens,
+            count_tokens=self.count_tokens,
+            retriever=self._retriever,
+        )
+        checkable = [w.not_checked is None for w in windows]
+        return _Plan(
+            sentence_windows,
+            [u for u, ok in zip(units, checkable, strict=True) if ok],
+            [o for o, ok in zip(owners, checkable, strict=True) if ok],
+            [w for w in windows if w.not_checked is None],
+            denies,
+        )
+
+    def _result(self, item: PairInput, plan: _Plan, probs: list[np.ndarray]) -> PairScore:
+        sentences = []
+        for s, ev in zip(item.output.sentences, plan.sentence_windows, strict=True):
+            mine = [u for u, owner in enumerate(plan.owners) if owner == s.index]
+            if not mine:
+                sentences.append(skipped_sentence(s.index, ev))
+                continue
+            if s.index in plan.denies:
+                # A "No" is supported when the evidence contradicts what it denies (a two-way
+                # model: when it does not entail it).
+                row = probs[mine[0]]
+                entail, contra = self._entail_contra(row)
+                value = 1.0 - entail if contra is None else support_margin(contra, entail)
+                sentences.append(
+                    SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
+                )
+                continue
+            scored = [(self._claim_score(probs[u]), u) for u in mine]
+            value, worst = min(scored)
+            used = sorted({i for u in mine for i in plan.windows[u].sentence_indices})
+            omitted = max(plan.windows[u].omitted for u in mine)
+            detail = None
+            if value < 0.5:
+                detail = self._why(item, plan, worst, len(mine))
+            sentences.append(
+                SentenceScore(s.index, value, None, tuple(used), omitted, None, detail)
+            )
+        return pair_score(item.key, self, sentences)
+
+    def _entail_contra(self, row: np.ndarray) -> tuple[float, float | None]:
+        entail = float(row[self._entail])
+        contra = None if self._contradict is None else float(row[self._contradict])
+        return entail, contra
+
+    def _claim_score(self, row: np.ndarray) -> float:
+        entail, contra = self._entail_contra(row)
+        return entail if contra is None else support_margin(entail, contra)
+
+    def _why(self, item: PairInput, plan: _Plan, unit: int, claims: int) -> str:
+        """Words for a flagged claim: which one, and what the source does with it."""
+        claim = plan.units[unit]
+        window = plan.windows[unit]
+        which = f"claim “{claim.text}”: " if claims > 1 else ""
+        entail, contra = self._entail_contra(self._probs([window.text], [claim.text])[0])
+        neutral = 1.0 - entail - (contra or 0.0)
+        if contra is not None and contra >= max(entail, neutral):
+            # the single source sentence of the window that contradicts the claim most
+            candidates = list(window.ranked or window.sentence_indices)[:SHOWN]
+            texts = [item.source.sentences[i].text for i in candidates]
+            rows = self._probs(texts, [claim.text] * len(texts)) if texts else []
+            if len(rows):
+                best = max(range(len(candidates)), key=lambda k: float(rows[k][self._contradict]))
+                k = candidates[best]
+                return (
+                    f"{which}contradicted by source sentence {k + 1}: "
+                    f"“{_quote(item.source.sentences[k].text)}”"
+                )
+            return f"{which}contradicted by the source"
+        return f"{which}not found in the source"
+
+    def _probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """Class probabilities of (premise, hypothesis) pairs, columns as the model's labels."""
         if self._onnx is not None:
-            probs = self._onnx.predict([c[2] for c in chunk], [c[3] for c in chunk], len(chunk))
-            entail = probs[:, self._entail].astype(float).tolist()
-            if self._contradict is None:
-                return [(e, None) for e in entail]
-            contra = probs[:, self._contradict].astype(float).tolist()
-            return list(zip(entail, contra, strict=True))
+            return self._onnx.predict(premises, hypotheses)
         torch = self._torch
-        enc = self._tokenizer(
-            [c[2] for c in chunk],
-            [c[3] for c in chunk],
-            truncation="only_first",
-            max_length=self.max_tokens,
-            padding=True,
-            return_tensors="pt",
-        ).to(self._device)
-        with torch.inference_mode():
-            logits = self._model(**enc).logits
-        probs = torch.softmax(logits.float(), dim=-1)
-        entail = probs[:, self._entail].tolist()
-        if self._contradict is None:
-            return [(e, None) for e in entail]
-        return list(zip(entail, probs[:, self._contradict].tolist(), strict=True))
+        rows = []
+        for premise, hypothesis in zip(premises, hypotheses, strict=True):
+            enc = self._tokenizer(
+                [premise],
+                [hypothesis],
+                truncation="only_first",
+                max_length=self.max_tokens,
+                return_tensors="pt",
+            ).to(self._device)
+            with torch.inference_mode():
+                logits = self._model(**enc).logits
+            rows.append(torch.softmax(logits.float(), dim=-1)[0].cpu().numpy())
+        return np.asarray(rows, np.float32).reshape(len(rows), -1)
+
+
+def support_margin(entail: float, contra: float) -> float:
+    """A claim's support from P(entailment) and P(contradiction), in [0, 1].
+
+    P(entailment) alone saturates on near-copies: a faithful and a subtly wrong sentence both get
+    about 0.9, but the wrong one draws contradiction mass. The margin x = P(e) - P(c) ranks them
+    apart; it is mapped piecewise-linearly so that 0.5 stays the flag threshold (x = 0.47) and
+    claims the source contradicts (x < 0) still keep their order below 0.05:
+    [-1, 0] -> [0, 0.05], [0, 1] -> [0.05, 1].
+    """
+    x = entail - contra
+    return 0.05 * (1.0 + x) if x < 0 else 0.05 + 0.95 * x
+
+
+def _quote(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What one pair's scoring reads: windows per output sentence (shown), the claims judged,
+    the sentence each claim belongs to, each claim's window, and the sentences that deny."""
+
+    sentence_windows: list[Evidence]
+    units: list[Sentence]
+    owners: list[int]
+    windows: list[Evidence]
+    denies: set[int]
 
 
 def _fingerprint(path: Path) -> str:

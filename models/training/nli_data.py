@@ -15,8 +15,9 @@ MED, PAWS) only say entailed or not, and are trained with a two-way loss on the 
 Protocols) are part of the mix on purpose: a summary sentence fuses several source sentences.
 
 Files that the QA builder (:mod:`models.training.qa_data`) also reads keep its split
-(:func:`models.training.data.split_of` on file + premise, 20% dev), so no held-out QA item is
-ever trained on; the other files hold out 5% of their premises.
+(:func:`qa_dev_premises`: 20% of its premise groups), so no held-out QA item is ever trained on;
+the other files hold out 5% of their premises. The evaluation also drops any QA item whose
+passage is a premise of the mix (:func:`trained_premises`), whatever split made it.
 """
 
 from __future__ import annotations
@@ -77,38 +78,160 @@ class NliFile:
 
 NLI_FILES: tuple[NliFile, ...] = (
     # MultiNLI genres (magazine, fiction, government, telephone, travel ...): whole
-    NliFile("nli/extra2/lingnli.jsonl", "mnli-genre", "train", "no license stated (LingNLI research release); premises MultiNLI"),
-    NliFile("nli/extra2/taxinli_mnli_train_and_mismatched.jsonl", "mnli-genre", "train", "Computational Use of Data Agreement v1.0 (TaxiNLI); text MultiNLI"),
-    NliFile("nli/extra2/mnli_dev_mismatched_hard.jsonl", "mnli-genre", "train", "MultiNLI (OANC, CC BY-SA 3.0 mix)"),
-    NliFile("nli/extra2/syntactic_augmentation_mnli.jsonl", "mnli-genre", "train", "MIT (Min et al. 2020); text MultiNLI", cap=4000),
-    NliFile("nli/extra2/esxnli_en.jsonl", "mnli-genre", "train", "no license stated (esXNLI); Meta4XNLI Apache-2.0"),
+    NliFile(
+        "nli/extra2/lingnli.jsonl",
+        "mnli-genre",
+        "train",
+        "no license stated (LingNLI research release); premises MultiNLI",
+    ),
+    NliFile(
+        "nli/extra2/taxinli_mnli_train_and_mismatched.jsonl",
+        "mnli-genre",
+        "train",
+        "Computational Use of Data Agreement v1.0 (TaxiNLI); text MultiNLI",
+    ),
+    NliFile(
+        "nli/extra2/mnli_dev_mismatched_hard.jsonl",
+        "mnli-genre",
+        "train",
+        "MultiNLI (OANC, CC BY-SA 3.0 mix)",
+    ),
+    NliFile(
+        "nli/extra2/syntactic_augmentation_mnli.jsonl",
+        "mnli-genre",
+        "train",
+        "MIT (Min et al. 2020); text MultiNLI",
+        cap=4000,
+    ),
+    NliFile(
+        "nli/extra2/esxnli_en.jsonl",
+        "mnli-genre",
+        "train",
+        "no license stated (esXNLI); Meta4XNLI Apache-2.0",
+    ),
     # claims against evidence sets of several sentences
-    NliFile("nli/extra3/fever_train_evidence.jsonl", "evidence", "train", "FEVER CC BY-SA 3.0", cap=9000, multi_sentence=True),
-    NliFile("nli/extra2/vitaminc_real_test.jsonl", "evidence", "train", "CC BY-SA 3.0 (VitaminC)", cap=5000, multi_sentence=True),
-    NliFile("nli/extra2/vitaminc_synthetic_test.jsonl", "evidence", "train", "CC BY-SA 3.0 (VitaminC)", cap=2000, multi_sentence=True),
-    NliFile("nli/extra2/newprotocols_wikipedia.jsonl", "evidence", "train", "Wikipedia text CC BY-SA 3.0 / GFDL (New Protocols)", cap=6000, multi_sentence=True),
-    NliFile("nli/extra/fever_nli_binary.jsonl", "evidence", "train", "DocNLI BSD-3; FEVER text CC BY-SA 3.0", cap=3000, multi_sentence=True),
-    NliFile("nli/extra/fm2_devtest.jsonl", "evidence", "train", "Apache-2.0 (Fool Me Twice); Wikipedia CC BY-SA"),
-    NliFile("nli/extra/fever_symmetric.jsonl", "evidence", "train", "CC BY-SA 3.0 (FEVER-Symmetric)"),
+    NliFile(
+        "nli/extra3/fever_train_evidence.jsonl",
+        "evidence",
+        "train",
+        "FEVER CC BY-SA 3.0",
+        cap=9000,
+        multi_sentence=True,
+    ),
+    NliFile(
+        "nli/extra2/vitaminc_real_test.jsonl",
+        "evidence",
+        "train",
+        "CC BY-SA 3.0 (VitaminC)",
+        cap=5000,
+        multi_sentence=True,
+    ),
+    NliFile(
+        "nli/extra2/vitaminc_synthetic_test.jsonl",
+        "evidence",
+        "train",
+        "CC BY-SA 3.0 (VitaminC)",
+        cap=2000,
+        multi_sentence=True,
+    ),
+    NliFile(
+        "nli/extra2/newprotocols_wikipedia.jsonl",
+        "evidence",
+        "train",
+        "Wikipedia text CC BY-SA 3.0 / GFDL (New Protocols)",
+        cap=6000,
+        multi_sentence=True,
+    ),
+    NliFile(
+        "nli/extra/fever_nli_binary.jsonl",
+        "evidence",
+        "train",
+        "DocNLI BSD-3; FEVER text CC BY-SA 3.0",
+        cap=3000,
+        multi_sentence=True,
+    ),
+    NliFile(
+        "nli/extra/fm2_devtest.jsonl",
+        "evidence",
+        "train",
+        "Apache-2.0 (Fool Me Twice); Wikipedia CC BY-SA",
+    ),
+    NliFile(
+        "nli/extra/fever_symmetric.jsonl", "evidence", "train", "CC BY-SA 3.0 (FEVER-Symmetric)"
+    ),
     NliFile("nli/extra2/fever_adversarial.jsonl", "evidence", "train", "FEVER CC BY-SA 3.0"),
     # minimal edits, negation, monotonicity, word order
     NliFile("nli/snli_dev_from_esnli.tsv", "snli-style", "train", "CC BY-SA 4.0 (SNLI)", cap=3000),
-    NliFile("nli/extra/cad_snli_train.jsonl", "snli-style", "train", "Apache-2.0 (counterfactual NLI); SNLI CC BY-SA 4.0", cap=2000),
-    NliFile("nli/extra2/cad_snli_devtest.jsonl", "snli-style", "train", "Apache-2.0 (counterfactual NLI); SNLI CC BY-SA 4.0", cap=600),
-    NliFile("nli/extra/conjnli_adversarial.jsonl", "minimal-edit", "train", "MIT (ConjNLI)", cap=1500),
-    NliFile("nli/extra2/breaking_nli.jsonl", "minimal-edit", "train", "no license stated (Breaking NLI); SNLI CC BY-SA 4.0", cap=1000),
-    NliFile("nli/extra2/scone_negation.jsonl", "minimal-edit", "train", "CC0 1.0 (ScoNe-NLI)", cap=1200),
-    NliFile("nli/extra2/monli_pmonli.jsonl", "minimal-edit", "train", "no license stated (MoNLI)", cap=500),
-    NliFile("nli/extra2/med_monotonicity.jsonl", "minimal-edit", "train", "CC BY-SA 4.0 (MED)", cap=1000),
-    NliFile("nli/extra2/nope_presupposition.jsonl", "minimal-edit", "train", "no license stated (NOPE)", cap=600),
+    NliFile(
+        "nli/extra/cad_snli_train.jsonl",
+        "snli-style",
+        "train",
+        "Apache-2.0 (counterfactual NLI); SNLI CC BY-SA 4.0",
+        cap=2000,
+    ),
+    NliFile(
+        "nli/extra2/cad_snli_devtest.jsonl",
+        "snli-style",
+        "train",
+        "Apache-2.0 (counterfactual NLI); SNLI CC BY-SA 4.0",
+        cap=600,
+    ),
+    NliFile(
+        "nli/extra/conjnli_adversarial.jsonl", "minimal-edit", "train", "MIT (ConjNLI)", cap=1500
+    ),
+    NliFile(
+        "nli/extra2/breaking_nli.jsonl",
+        "minimal-edit",
+        "train",
+        "no license stated (Breaking NLI); SNLI CC BY-SA 4.0",
+        cap=1000,
+    ),
+    NliFile(
+        "nli/extra2/scone_negation.jsonl", "minimal-edit", "train", "CC0 1.0 (ScoNe-NLI)", cap=1200
+    ),
+    NliFile(
+        "nli/extra2/monli_pmonli.jsonl",
+        "minimal-edit",
+        "train",
+        "no license stated (MoNLI)",
+        cap=500,
+    ),
+    NliFile(
+        "nli/extra2/med_monotonicity.jsonl", "minimal-edit", "train", "CC BY-SA 4.0 (MED)", cap=1000
+    ),
+    NliFile(
+        "nli/extra2/nope_presupposition.jsonl",
+        "minimal-edit",
+        "train",
+        "no license stated (NOPE)",
+        cap=600,
+    ),
     NliFile("nli/wanli_train_sample.jsonl", "minimal-edit", "train", "CC BY 4.0 (WANLI)"),
     NliFile("nli/rte_glue_resplit/train.tsv", "minimal-edit", "train", "PASCAL RTE, research use"),
-    NliFile("nli/paws_true_format.csv", "minimal-edit", "train", "PAWS, Apache-2.0 style (Google)", cap=3000),
+    NliFile(
+        "nli/paws_true_format.csv",
+        "minimal-edit",
+        "train",
+        "PAWS, Apache-2.0 style (Google)",
+        cap=3000,
+    ),
     # never trained on
-    NliFile("nli/mnli_dev_matched_from_hans_repo.tsv", "mnli-matched", "benchmark", "MultiNLI (OANC, CC BY-SA 3.0 mix)"),
+    NliFile(
+        "nli/mnli_dev_matched_from_hans_repo.tsv",
+        "mnli-matched",
+        "benchmark",
+        "MultiNLI (OANC, CC BY-SA 3.0 mix)",
+    ),
     NliFile("nli/snli_test_from_esnli.tsv", "snli-test", "benchmark", "CC BY-SA 4.0 (SNLI)"),
-    NliFile("nli/extra2/anli_test_r1r2r3.jsonl", "anli", "eval", "CC BY-NC 4.0 (ANLI): non-commercial"),
-    NliFile("nli/sick2014/SICK_test_annotated.txt", "sick", "eval", "CC BY-NC-SA 3.0 (SICK): non-commercial"),
+    NliFile(
+        "nli/extra2/anli_test_r1r2r3.jsonl", "anli", "eval", "CC BY-NC 4.0 (ANLI): non-commercial"
+    ),
+    NliFile(
+        "nli/sick2014/SICK_test_annotated.txt",
+        "sick",
+        "eval",
+        "CC BY-NC-SA 3.0 (SICK): non-commercial",
+    ),
 )
 FILES_BY_PATH = {f.path: f for f in NLI_FILES}
 BENCHMARK_MNLI = "nli/mnli_dev_matched_from_hans_repo.tsv"
@@ -190,11 +313,34 @@ def read_file(data_dir: Path, spec: NliFile) -> list[NliPair]:
     return out
 
 
-def split(pair: NliPair) -> str:
-    """``train`` or ``dev`` for a pair of a ``train`` file, by its premise (fixed by a hash)."""
+def split(pair: NliPair, qa_dev: frozenset[tuple[str, str]] = frozenset()) -> str:
+    """``train`` or ``dev`` for a pair of a ``train`` file, by its premise (fixed by a hash).
+
+    A file the QA builder reads is split as the QA builder splits it: ``qa_dev``
+    (:func:`qa_dev_premises`) holds its held-out (file, premise) keys.
+    """
     if pair.path in QA_SPLIT_FILES:
-        return split_of(pair.path + pair.premise)
+        return "dev" if (pair.path, pair.premise) in qa_dev else "train"
     return split_of(pair.path + pair.premise, DEV_FRACTION)
+
+
+def qa_dev_premises(data_dir: Path) -> frozenset[tuple[str, str]]:
+    """(file, detokenised premise) of every pair the QA builder holds out (its ``dev`` side:
+    :func:`models.training.data.split_of` on file + group, where a group widens a premise to
+    every pair sharing a premise or hypothesis with it)."""
+    from models.training.data import read_pairs
+
+    return frozenset(
+        (p.source, detokenize(p.premise))
+        for p in read_pairs(data_dir)
+        if split_of(p.source + p.group) == "dev"
+    )
+
+
+def trained_premises(data_dir: Path, seed: int = 13, scale: float = 1.0) -> frozenset[str]:
+    """Every premise of the training mix (what a held-out evaluation must not contain)."""
+    train, _ = training_mix(data_dir, seed=seed, scale=scale)
+    return frozenset(p.premise for p in train)
 
 
 def training_mix(
@@ -214,20 +360,27 @@ def training_mix(
         (training pairs in a seeded random order, dev pairs).
     """
     rng = random.Random(seed)
+    qa_dev = qa_dev_premises(data_dir)
+    # a premise of a benchmark (SNLI dev and test share a few captions) never trains
+    benchmark = {
+        p.premise for spec in files if spec.role == "benchmark" for p in read_file(data_dir, spec)
+    }
     train: list[NliPair] = []
     dev: list[NliPair] = []
     for spec in files:
         if spec.role != "train":
             continue
         pairs = read_file(data_dir, spec)
-        side = [p for p in pairs if split(p) == "train"]
-        held = [p for p in pairs if split(p) == "dev"]
+        side = [p for p in pairs if split(p, qa_dev) == "train" and p.premise not in benchmark]
+        held = [p for p in pairs if split(p, qa_dev) == "dev"]
         if spec.cap is not None and len(side) > spec.cap * scale:
             side = rng.sample(side, max(1, round(spec.cap * scale)))
         train += side
         dev += rng.sample(held, min(120, len(held)))
     rng.shuffle(train)
-    return train, dev
+    # a premise several files share (MultiNLI's, in LingNLI and TaxiNLI) stays on one side
+    seen = {p.premise for p in train}
+    return train, [p for p in dev if p.premise not in seen]
 
 
 def held_out(data_dir: Path, path: str, n: int | None = None, seed: int = 13) -> list[NliPair]:

@@ -274,7 +274,11 @@ def train(
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["optimizer"])
         state = saved["state"]
-        log(f"resumed at step {state['step']} of {state['total']} ({state['elapsed'] / 60:.1f} min)")
+        if minutes is None:
+            state["total"] = planned  # the new run's plan (a budget re-sizes it as it goes)
+        log(
+            f"resumed at step {state['step']} of {state['total']} ({state['elapsed'] / 60:.1f} min)"
+        )
     warmup = max(1, round(0.06 * planned if minutes is None else 0.06 * min(planned, 1500)))
     model.train()
     log(
@@ -293,7 +297,9 @@ def train(
         state["dev"].append((state["step"], round(acc, 4)))
         if acc > state["best"]:
             state["best"] = acc
-            _save_checkpoint(ckpt_dir / "best.pt", {"model": model.state_dict(), "step": state["step"]})
+            _save_checkpoint(
+                ckpt_dir / "best.pt", {"model": model.state_dict(), "step": state["step"]}
+            )
         _save_checkpoint(
             ckpt_dir / "last.pt",
             {"model": model.state_dict(), "optimizer": opt.state_dict(), "state": state},
@@ -376,15 +382,17 @@ def export(hf_dir: Path, out_dir: Path, config: dict[str, Any], *, quantize: boo
         str(hf_dir), local_files_only=True
     ).eval()
 
+    with_types = takes_token_types(model)
+
     class Probs(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.model = model
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            logits = self.model(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).logits
+            # MPNet has no segment embeddings: its graph ignores token_type_ids
+            types = {"token_type_ids": token_type_ids} if with_types else {}
+            logits = self.model(input_ids=input_ids, attention_mask=attention_mask, **types).logits
             return torch.softmax(logits, dim=-1)
 
     from models.training.export import export_encoder_graph, file_hash
@@ -420,7 +428,9 @@ def accuracy(model_dir: Path, pairs: Sequence[NliPair], batch_size: int = 32) ->
     con = [n for n, lab in runtime.id2label.items() if lab == "contradiction"][0]
     gold = np.array([p.label == "entailment" for p in pairs], dtype=float)
     return {
-        "accuracy": round(sum(n == p.label for n, p in zip(names, pairs, strict=True)) / max(1, len(pairs)), 4),
+        "accuracy": round(
+            sum(n == p.label for n, p in zip(names, pairs, strict=True)) / max(1, len(pairs)), 4
+        ),
         "auc_entailed": round(float(auc(probs[:, int(ent)] - probs[:, int(con)], gold)), 4),
         "items": len(pairs),
     }
@@ -486,7 +496,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "base": record.get("base"),
         "max_length": record.get("max_length", args.max_length),
         "training": record,
-        "licenses": {s: FILES_BY_PATH[s].license for s in record.get("mix", {}) if s in FILES_BY_PATH},
+        "licenses": {
+            s: FILES_BY_PATH[s].license for s in record.get("mix", {}) if s in FILES_BY_PATH
+        },
     }
     export(hf_dir, onnx_dir, config)
     results = {}

@@ -196,3 +196,39 @@ def test_pairs_without_a_yes_no_claim_score_exactly_as_before() -> None:
         (r.score, r.sentences, r.arcs) for r in before
     ]
     assert answers.seen == []  # the NLI model is not even run for them
+
+
+class Detailed(Fixed):
+    """A component whose sentences say why (the NLI checker's words)."""
+
+    def score(self, batch: Sequence[PairInput], **_: object) -> list[PairScore]:
+        out = []
+        for result in super().score(batch):
+            sentences = [
+                SentenceScore(s.sentence, s.score, None, s.evidence, 0, None, f"why {s.sentence}")
+                for s in result.sentences
+            ]
+            out.append(pair_score(result.key, self, sentences))  # type: ignore[arg-type]
+        return out
+
+
+def test_a_question_conflict_and_the_claim_check_are_features() -> None:
+    spec = _spec(["nli", "questions_conflict"], [1.0, -3.0])
+    spec["sd"] = [1.0, float(logit(1.0))]  # the conflict flag standardised to -1 / +1
+    comb = Combiner(spec)
+    checker = CombinedChecker(
+        comb,
+        {
+            "nli": Detailed("nli", [0.9, 0.6, 0.02]),
+            # the question-based check: 0 = a name or figure the source answers otherwise
+            "questions": Fixed("questions", [1.0, 0.0, 0.75]),
+        },
+    )
+    (result,) = checker.score([PairInput("k", _output(0), _output(3))])
+    agree, conflict, unsupported = result.sentences
+    assert conflict.score == pytest.approx(1 / (1 + np.exp(-(logit(0.6) - 3.0))))
+    assert agree.score == pytest.approx(1 / (1 + np.exp(-(logit(0.9) + 3.0))))
+    assert conflict.score < 0.5 < agree.score and unsupported.score < 0.5
+    # a flagged sentence says why in the NLI checker's words; a supported one says nothing
+    assert unsupported.detail == "why 2" and conflict.detail == "why 1"
+    assert agree.detail is None

@@ -41,8 +41,8 @@ def tiny_nli(path: Path, id2label: dict[int, str]) -> Path:
     return path
 
 
-def test_scores_every_sentence_with_entailment_probability(tmp_path: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker
+def test_scores_every_sentence_by_its_support_margin(tmp_path: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker, support_margin
 
     model_dir = tiny_nli(tmp_path / "nli", {0: "contradiction", 1: "entailment", 2: "neutral"})
     checker = NLISentenceChecker(model_dir, device="cpu")
@@ -58,11 +58,12 @@ def test_scores_every_sentence_with_entailment_probability(tmp_path: Path) -> No
     assert all(s is not None and 0.0 <= s <= 1.0 for s in scores)
     assert result.score == min(scores)
     assert seen[-1] == (2, 2)
-    # The checker reads the entailment column: compare with the model run directly.
+    # The checker reads the entailment and contradiction columns: compare with the model.
     enc = checker._tokenizer(src.text, out.sentences[0].text, return_tensors="pt")
     with torch.no_grad():
         probs = torch.softmax(checker._model(**enc).logits, -1)[0]
-    assert scores[0] == pytest.approx(float(probs[1]), abs=1e-5)
+    want = support_margin(float(probs[1]), float(probs[0]))
+    assert scores[0] == pytest.approx(want, abs=1e-5)
 
 
 def test_long_sentence_is_reported_not_truncated(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_bare_answer_is_read_as_its_claim(tmp_path: Path) -> None:
 
 
 def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker
+    from models.checkers.nli import NLISentenceChecker, support_margin
     from models.claims import pair_input
 
     labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
@@ -140,4 +141,5 @@ def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path
     enc = checker._tokenizer(src.text, "The mayor opened the bridge.", return_tensors="pt")
     with torch.no_grad():
         probs = torch.softmax(checker._model(**enc).logits, -1)[0]
-    assert result.sentences[0].score == pytest.approx(float(probs[0]), abs=1e-5)
+    want = support_margin(float(probs[0]), float(probs[1]))  # contradiction over entailment
+    assert result.sentences[0].score == pytest.approx(want, abs=1e-5)

@@ -11,7 +11,7 @@ import pytest
 
 from models.checkers.base import PairInput
 from models.parsing import parse
-from models.training.data import TextPair, default_data_dir, split_of
+from models.training.data import default_data_dir, split_of
 from tests.models.conftest import TINY_ENCODER, tokenizer_json
 
 torch = pytest.importorskip("torch")
@@ -19,50 +19,72 @@ transformers = pytest.importorskip("transformers")
 pytest.importorskip("onnx")
 
 
-def _group_on(split: str, start: int = 0) -> str:
-    """A group name that :func:`split_of` puts on ``split`` for the SNLI dev file."""
-    n = start
-    while split_of(f"nli/snli_dev_from_esnli.tsv{n}") != split:
-        n += 1
-    return str(n)
+def test_held_out_and_non_commercial_files_never_train() -> None:
+    from models.training.nli_data import NLI_FILES, training_mix
+
+    roles = {f.path: f.role for f in NLI_FILES}
+    assert roles["nli/mnli_dev_matched_from_hans_repo.tsv"] == "benchmark"
+    assert roles["nli/snli_test_from_esnli.tsv"] == "benchmark"
+    assert roles["nli/extra2/anli_test_r1r2r3.jsonl"] == "eval"
+    assert roles["nli/sick2014/SICK_test_annotated.txt"] == "eval"
+    data = default_data_dir()
+    if not (data / "nli" / "extra2").is_dir():
+        pytest.skip("the shared data folder is not here")
+    train, dev = training_mix(data, scale=0.05)
+    used = {p.path for p in train}
+    assert used and all(roles[p] == "train" for p in used)
+    # multi-sentence evidence and two-way files are in the mix
+    assert "nli/extra3/fever_train_evidence.jsonl" in used
+    assert any(p.label == "not_entailment" for p in train)
 
 
-def test_training_pairs_are_three_way_and_train_side_only() -> None:
-    from models.training.nli_model import training_pairs
-
-    snli = "nli/snli_dev_from_esnli.tsv"
-    train, dev = _group_on("train"), _group_on("dev")
-    pairs = [
-        TextPair(snli, train, "A man , sleeping .", "A man sleeps.", "entailment"),
-        TextPair(snli, dev, "A dog runs.", "A cat runs.", "contradiction"),
-        TextPair("nli/extra/fever_nli_binary.jsonl", train, "P.", "H.", "neutral"),
-        TextPair("nli/paws_true_format.csv", train, "P.", "H.", "paraphrase"),
-    ]
-    got = training_pairs(pairs)
-    # The dev pair, the binary file (its "neutral" hides contradictions) and paraphrases go.
-    assert [(p.group, p.premise, p.label) for p in got] == [
-        (train, "A man, sleeping.", "entailment")
-    ]
-
-
-def test_no_dev_item_is_in_the_training_set() -> None:
-    from models.training.data import detokenize, read_pairs
-    from models.training.nli_model import THREE_WAY_SOURCES, pair_split, training_pairs
+def test_no_benchmark_premise_or_dev_slice_item_reaches_training() -> None:
+    from models.training.nli_data import (
+        BENCHMARK_MNLI,
+        BENCHMARK_SNLI,
+        held_out,
+        split,
+        training_mix,
+    )
 
     data = default_data_dir()
-    if not (data / "nli").is_dir():
+    if not (data / "nli" / "extra2").is_dir():
         pytest.skip("the shared data folder is not here")
-    pairs = read_pairs(data)
-    train = training_pairs(pairs)
-    # Every dev-side pair (the QA builder's held-out items come from these) stays out.
-    dev = [p for p in pairs if pair_split(p) == "dev"]
-    assert train and dev
-    assert {p.source for p in train} <= set(THREE_WAY_SOURCES)
-    assert all(pair_split(p) == "train" for p in train)
-    dev_keys = {(p.source, p.group) for p in dev}
-    assert not any((p.source, p.group) in dev_keys for p in train)
-    dev_premises = {detokenize(p.premise) for p in dev}
-    assert not any(p.premise in dev_premises for p in train)
+    train, dev = training_mix(data)
+    premises = {p.premise for p in train}
+    assert not premises & {p.premise for p in held_out(data, BENCHMARK_MNLI)}
+    assert not premises & {p.premise for p in held_out(data, BENCHMARK_SNLI)}
+    assert dev and not premises & {p.premise for p in dev}
+    assert all(split(p) == "train" for p in train)
+
+
+def test_files_the_qa_builder_reads_keep_its_split() -> None:
+    from models.training.data import detokenize, read_pairs
+    from models.training.nli_data import qa_dev_premises, training_mix
+
+    data = default_data_dir()
+    if not (data / "nli" / "extra2").is_dir():
+        pytest.skip("the shared data folder is not here")
+    # every premise the QA builder holds out (its held-out QA items are made from them)
+    held = {
+        detokenize(p.premise) for p in read_pairs(data) if split_of(p.source + p.group) == "dev"
+    }
+    assert held and {p for _, p in qa_dev_premises(data)} == held
+    train, _ = training_mix(data)
+    from models.training.nli_data import QA_SPLIT_FILES
+
+    assert not {p.premise for p in train if p.path in QA_SPLIT_FILES} & held
+
+
+def test_the_two_way_loss_is_the_log_of_not_entailed_mass() -> None:
+    from models.training.nli_model import NOT_ENTAILED_TARGET, mixed_loss
+
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 0.3]])
+    probs = torch.softmax(logits, -1)
+    three = mixed_loss(logits[:1], torch.tensor([2]))
+    assert three.item() == pytest.approx(-torch.log(probs[0, 2]).item(), rel=1e-5)
+    binary = mixed_loss(logits[1:], torch.tensor([NOT_ENTAILED_TARGET]))
+    assert binary.item() == pytest.approx(-torch.log(probs[1, 1] + probs[1, 2]).item(), rel=1e-5)
 
 
 def _tiny_base(path: Path) -> Path:
@@ -72,25 +94,64 @@ def _tiny_base(path: Path) -> Path:
     return path
 
 
-def test_training_runs_two_steps_and_exports_a_runtime_model(tmp_path: Path) -> None:
-    from models.checkers.nli import OnnxNLI
-    from models.training.nli_model import LABELS, export, train
+def _pairs() -> list:
+    from models.training.nli_data import NliPair
 
-    base = _tiny_base(tmp_path / "base")
-    pairs = [
-        TextPair("s", str(n), f"The council met on day {n}.", f"The council met {w}.", label)
+    return [
+        NliPair("s", f"The council met on day {n}.", f"The council met {w}.", label)
         for n, (w, label) in enumerate(
-            [("today", "entailment"), ("never", "contradiction"), ("twice", "neutral")] * 4
+            [
+                ("today", "entailment"),
+                ("never", "contradiction"),
+                ("twice", "neutral"),
+                ("again", "not_entailment"),
+            ]
+            * 3
         )
     ]
+
+
+def test_training_runs_checkpoints_resumes_and_exports_a_runtime_model(tmp_path: Path) -> None:
+    from models.checkers.nli import OnnxNLI
+    from models.training.nli_data import LABELS
+    from models.training.nli_model import export, train
+
+    base = _tiny_base(tmp_path / "base")
+    pairs = _pairs()
     logs: list[str] = []
     record = train(
-        base, pairs, tmp_path / "hf", batch_size=4, max_steps=2, max_length=32, log=logs.append
+        base,
+        pairs,
+        pairs[:4],
+        tmp_path / "run",
+        batch_size=4,
+        max_steps=2,
+        max_length=32,
+        precision="fp32",
+        log=logs.append,
     )
-    assert record["steps"] == 2 and record["examples"] == 8
+    assert record["steps"] == 2 and record["pairs_seen"] == 8
     assert any("step 2/2" in line for line in logs)
+    assert any("checkpoint step 2/2  dev accuracy" in line for line in logs)
+    assert (tmp_path / "run" / "ckpt" / "last.pt").is_file()
+    assert (tmp_path / "run" / "ckpt" / "best.pt").is_file()
+    # --resume goes on from the checkpoint: two more steps, not four
+    more = train(
+        base,
+        pairs,
+        pairs[:4],
+        tmp_path / "run",
+        batch_size=4,
+        max_steps=3,
+        max_length=32,
+        precision="fp32",
+        resume=True,
+        log=logs.append,
+    )
+    assert more["steps"] == 3 and more["pairs_seen"] == 12
+    assert any("resumed at step 2" in line for line in logs)
     onnx_dir = tmp_path / "onnx"
-    export(tmp_path / "hf", onnx_dir, {"max_length": 32}, quantize=False)
+    export(tmp_path / "run" / "hf", onnx_dir, {"max_length": 32}, quantize=False)
     config = json.loads((onnx_dir / "config.json").read_text(encoding="utf-8"))
     assert config["id2label"] == {str(i): name for i, name in enumerate(LABELS)}
     assert config["max_length"] == 32 and config["version"] and config["kind"] == "factdesk-nli"
@@ -98,7 +159,7 @@ def test_training_runs_two_steps_and_exports_a_runtime_model(tmp_path: Path) -> 
     runtime = OnnxNLI(onnx_dir)
     got = runtime.predict([p.premise for p in pairs[:3]], [p.hypothesis for p in pairs[:3]])
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        str(tmp_path / "hf")
+        str(tmp_path / "run" / "hf")
     ).eval()
     tok = transformers.BertTokenizerFast(tokenizer_file=str(base / "tokenizer.json"))
     enc = tok(
@@ -110,6 +171,62 @@ def test_training_runs_two_steps_and_exports_a_runtime_model(tmp_path: Path) -> 
     with torch.no_grad():
         want = torch.softmax(model(**enc).logits, -1).numpy()
     np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def test_a_base_without_segment_embeddings_trains_and_exports(tmp_path: Path) -> None:
+    """MPNet's forward takes no token_type_ids: the trainer and the export leave them out."""
+    from models.checkers.nli import OnnxNLI
+    from models.training.nli_model import export, train
+
+    base = tmp_path / "mpnet"
+    torch.manual_seed(0)
+    config = transformers.MPNetConfig(
+        vocab_size=30527,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=130,
+    )
+    transformers.MPNetModel(config).save_pretrained(str(base))
+    (base / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
+    pairs = _pairs()
+    record = train(
+        base,
+        pairs,
+        pairs[:4],
+        tmp_path / "run",
+        batch_size=4,
+        max_steps=1,
+        max_length=32,
+        precision="fp32",
+        log=lambda _: None,
+    )
+    assert record["steps"] == 1
+    export(tmp_path / "run" / "hf", tmp_path / "onnx", {"max_length": 32}, quantize=True)
+    probs = OnnxNLI(tmp_path / "onnx").predict(["The council met."], ["It met."])
+    assert probs.shape == (1, 3) and probs.sum() == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_pairs_probabilities_do_not_depend_on_its_batch(tmp_path: Path) -> None:
+    """int8 dynamic quantisation scales activations over the whole input: each pair runs alone."""
+    from models.checkers.nli import _RECENT, OnnxNLI
+    from models.training.nli_model import export
+
+    root = tmp_path
+    torch.manual_seed(3)
+    config = transformers.BertConfig(**TINY_ENCODER, num_labels=3)
+    transformers.BertForSequenceClassification(config).save_pretrained(str(root / "hf"))
+    (root / "hf" / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
+    export(root / "hf", root / "onnx", {"max_length": 64}, quantize=True)
+    runtime = OnnxNLI(root / "onnx")
+    a = ("The mayor opened the new bridge on Tuesday.", "The bridge opened.")
+    long = ("A very long premise about the council budget " * 5, "The council met.")
+    _RECENT.clear()
+    alone = runtime.predict([a[0]], [a[1]])[0]
+    _RECENT.clear()
+    together = runtime.predict([long[0], a[0]], [long[1], a[1]])[1]
+    assert np.array_equal(alone, together)
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +247,7 @@ def onnx_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_onnx_runtime_reads_id2label(onnx_nli: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker, OnnxNLI
+    from models.checkers.nli import NLISentenceChecker, OnnxNLI, support_margin
 
     checker = NLISentenceChecker(onnx_nli, device="cpu")
     assert checker._onnx is not None
@@ -141,11 +258,26 @@ def test_the_onnx_runtime_reads_id2label(onnx_nli: Path) -> None:
     (result,) = checker.score([PairInput(1, src, out)])
     probs = OnnxNLI(onnx_nli).predict([src.text], [out.sentences[0].text])[0]
     assert probs.sum() == pytest.approx(1.0, abs=1e-5)
-    assert result.sentences[0].score == pytest.approx(float(probs[1]), abs=1e-6)
+    want = support_margin(float(probs[1]), float(probs[0]))
+    assert result.sentences[0].score == pytest.approx(want, abs=1e-6)
+
+
+def test_the_support_margin_uses_the_contradiction_signal() -> None:
+    from models.checkers.nli import support_margin
+
+    # a near-copy with a wrong detail: high entailment, but contradiction mass too
+    assert support_margin(0.9, 0.08) > 0.8
+    assert support_margin(0.6, 0.38) < 0.5
+    assert support_margin(0.2, 0.1) < 0.5  # neutral: not found in the source
+    assert support_margin(0.0, 1.0) == 0.0 and support_margin(1.0, 0.0) == 1.0
+    # monotone over the whole range, with 0.5 where entailment beats contradiction by 0.47
+    xs = [support_margin(e / 20, c / 20) for e in range(21) for c in range(21 - e)]
+    assert min(xs) >= 0.0 and max(xs) <= 1.0
+    assert support_margin(0.5, 0.4) < support_margin(0.5, 0.3) < support_margin(0.6, 0.3)
 
 
 def test_a_no_is_judged_by_the_contradiction_of_what_it_denies(onnx_nli: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker, OnnxNLI
+    from models.checkers.nli import NLISentenceChecker, OnnxNLI, support_margin
     from models.claims import pair_input
 
     checker = NLISentenceChecker(onnx_nli, device="cpu")
@@ -154,8 +286,63 @@ def test_a_no_is_judged_by_the_contradiction_of_what_it_denies(onnx_nli: Path) -
     yes = pair_input(2, src, parse("Yes."), "Did the mayor open the bridge?")
     (r_no, r_yes) = checker.score([no, yes])
     probs = OnnxNLI(onnx_nli).predict([src.text], ["The mayor opened the bridge."])[0]
-    assert r_no.sentences[0].score == pytest.approx(float(probs[0]), abs=1e-6)
-    assert r_yes.sentences[0].score == pytest.approx(float(probs[1]), abs=1e-6)
+    contra, entail = float(probs[0]), float(probs[1])
+    assert r_no.sentences[0].score == pytest.approx(support_margin(contra, entail), abs=1e-6)
+    assert r_yes.sentences[0].score == pytest.approx(support_margin(entail, contra), abs=1e-6)
+
+
+class _Rules:
+    """Stands in for the model: a claim with "2020" is contradicted by a sentence with "2019",
+    one with "praised" is not in the source, the rest is entailed (columns: c, e, n)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def predict(self, premises, hypotheses, batch_size=16):  # noqa: ANN001, ANN201
+        rows = []
+        for premise, hypothesis in zip(premises, hypotheses, strict=True):
+            self.calls.append((premise, hypothesis))
+            if "2020" in hypothesis and "2019" in premise:
+                rows.append([0.9, 0.05, 0.05])
+            elif "2020" in hypothesis:
+                rows.append([0.4, 0.1, 0.5])
+            elif "praised" in hypothesis:
+                rows.append([0.1, 0.1, 0.8])
+            else:
+                rows.append([0.02, 0.95, 0.03])
+        return np.asarray(rows, np.float32)
+
+
+def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
+    onnx_nli: Path,
+) -> None:
+    from models.checkers.nli import NLISentenceChecker, support_margin
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+    rules = _Rules()
+    checker._onnx.predict = rules.predict  # type: ignore[union-attr,method-assign]
+    src = parse(
+        "The bridge was opened by the mayor on Tuesday. The crowd cheered. "
+        "The mayor was elected in 2019."
+    )
+    out = parse(
+        "The mayor, who was elected in 2020, opened the bridge. "
+        "The mayor opened the bridge and praised the workers. The crowd cheered."
+    )
+    (result,) = checker.score([PairInput(1, src, out)])
+    first, second, third = result.sentences
+    # the relative clause is a claim of its own; it is contradicted by source sentence 3
+    assert first.score == pytest.approx(support_margin(0.05, 0.9), abs=1e-6)
+    assert first.detail == (
+        "claim “The mayor was elected in 2020”: contradicted by source sentence 3: "
+        "“The mayor was elected in 2019.”"
+    )
+    assert second.detail == "claim “The mayor praised the workers”: not found in the source"
+    assert third.score > 0.9 and third.detail is None
+    assert result.score == min(s.score for s in result.sentences)
+    # every claim read the source joined in source order (it fits the model input whole)
+    assert (src.text, "The mayor opened the bridge") in rules.calls
+    assert first.evidence == (0, 1, 2)
 
 
 def test_a_config_without_id2label_is_a_clear_error(onnx_nli: Path, tmp_path: Path) -> None:

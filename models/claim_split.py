@@ -1,0 +1,176 @@
+"""Split an output sentence into the claims it makes, each checkable on its own.
+
+A summary sentence often fuses several facts ("The mayor, who was elected in 2019, opened the
+bridge and praised the workers."). Judged whole, one wrong fact hides among right ones and an
+entailment model's score saturates; judged claim by claim, the sentence is as supported as its
+weakest claim, and the editor is told which claim failed. The rules read the dependency parse:
+
+* coordinated clauses of the main verb ("opened the bridge and praised the workers") become one
+  claim each; a clause without its own subject borrows the main clause's subject and auxiliaries
+  ("He was arrested and charged" -> "He was arrested", "He was charged");
+* a relative clause whose pronoun is its subject ("the mayor, who was elected in 2019") becomes
+  a claim about its noun ("the mayor was elected in 2019") and leaves the main claim.
+
+Every claim keeps the original tokens (and their character offsets into the output), so what
+is judged can be shown on the sentence. A split that would leave a claim without a verb or a
+content arc is not made: the sentence is then its own single claim.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from models.arcs import extract_arcs
+from models.document import Sentence, Token
+
+#: At most this many claims per sentence (more are rare and cost a model call each).
+MAX_CLAIMS = 5
+SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+AUXILIARIES = frozenset({"aux", "auxpass", "neg"})
+RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whom"})
+VERBAL = frozenset({"VERB", "AUX"})
+
+
+def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
+    """The claims of one sentence, in order; the sentence itself when it makes one claim.
+
+    Each claim is a :class:`Sentence` with the sentence's ``index`` and its own tokens (re-indexed
+    from 0, heads inside the claim, character offsets into the original text), its content arcs,
+    and a text joined from the kept words.
+    """
+    toks = sentence.tokens
+    if not toks:
+        return (sentence,)
+    children: dict[int, list[int]] = defaultdict(list)
+    for t in toks:
+        if t.head != t.i:
+            children[t.head].append(t.i)
+
+    def subtree(i: int, skip: frozenset[int] = frozenset()) -> set[int]:
+        out, stack = set(), [i]
+        while stack:
+            k = stack.pop()
+            if k in skip or k in out:
+                continue
+            out.add(k)
+            stack.extend(children[k])
+        return out
+
+    root = next((t.i for t in toks if t.head == t.i), 0)
+    removed: set[int] = set()
+    parts: list[set[int]] = []
+    for t in toks:
+        if t.dep != "relcl":
+            continue
+        pronoun = [
+            c
+            for c in children[t.i]
+            if toks[c].dep in ("nsubj", "nsubjpass") and toks[c].lemma in RELATIVE_PRONOUNS
+        ]
+        if not pronoun or t.head == t.i:
+            continue
+        body = subtree(t.i) - {pronoun[0]}
+        noun = subtree(t.head, skip=frozenset({t.i})) - _clauses_of(toks, children, t.head)
+        parts.append(noun | body)
+        span = subtree(t.i)
+        commas = {min(span) - 1, max(span) + 1}
+        removed |= span | {k for k in commas if 0 <= k < len(toks) and toks[k].text == ","}
+    conjs = [c for c in children[root] if toks[c].dep == "conj" and toks[c].pos in VERBAL]
+    main = subtree(root) - removed
+    for c in conjs:
+        main -= subtree(c)
+    # the conjunctions that joined the clauses go with them (punctuation is trimmed)
+    main -= {k for k in children[root] if toks[k].dep in ("cc", "preconj")}
+    clauses = [main]
+    subject = (
+        set().union(*(subtree(k) for k in children[root] if toks[k].dep in SUBJECTS)) - removed
+    )
+    auxiliaries = {k for k in children[root] if toks[k].dep in AUXILIARIES}
+    for c in conjs:
+        claim = subtree(c) - removed
+        own = {toks[k].dep for k in children[c]}
+        if not own & SUBJECTS:
+            claim |= subject
+            if not own & AUXILIARIES:
+                claim |= auxiliaries
+        clauses.append(claim)
+    claims = [*clauses, *parts]
+    if len(claims) == 1 or len(claims) > MAX_CLAIMS:
+        return (sentence,)
+    built = [_as_sentence(sentence, sorted(c)) for c in claims]
+    if any(not _states_something(b) for b in built):
+        return (sentence,)
+    return tuple(built)
+
+
+def _clauses_of(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> set[int]:
+    """Token indices of the clauses and appositions hanging off a noun (left out when the noun
+    phrase is copied into a claim of its own)."""
+    out: set[int] = set()
+    for c in children[noun]:
+        if toks[c].dep in ("relcl", "appos", "acl", "punct"):
+            stack = [c]
+            while stack:
+                k = stack.pop()
+                out.add(k)
+                stack.extend(children[k])
+    return out
+
+
+def _states_something(claim: Sentence) -> bool:
+    return any(t.pos in VERBAL for t in claim.tokens) and bool(claim.arcs)
+
+
+def _trim(sentence: Sentence, kept: list[int]) -> list[int]:
+    """Drop punctuation and conjunctions at either end, and doubled punctuation inside."""
+    toks = sentence.tokens
+    out = list(kept)
+    while out and (toks[out[0]].pos in ("PUNCT", "CCONJ")):
+        out.pop(0)
+    while out and (toks[out[-1]].pos in ("PUNCT", "CCONJ")):
+        out.pop()
+    cleaned: list[int] = []
+    for k in out:
+        if toks[k].pos == "PUNCT" and cleaned and toks[cleaned[-1]].pos == "PUNCT":
+            continue
+        cleaned.append(k)
+    return cleaned
+
+
+def _as_sentence(sentence: Sentence, kept: list[int]) -> Sentence:
+    """A claim made of some of a sentence's tokens, as a :class:`Sentence` of its own."""
+    kept = _trim(sentence, kept)
+    toks = sentence.tokens
+    new_index = {k: n for n, k in enumerate(kept)}
+    tokens = tuple(
+        Token(
+            new_index[k],
+            toks[k].start,
+            toks[k].end,
+            toks[k].text,
+            toks[k].lemma,
+            toks[k].pos,
+            toks[k].dep,
+            new_index.get(toks[k].head, new_index[k]),
+        )
+        for k in kept
+    )
+    text = _join(toks[k] for k in kept)
+    start = tokens[0].start if tokens else sentence.start
+    end = tokens[-1].end if tokens else sentence.start
+    return Sentence(sentence.index, start, end, text, tokens, extract_arcs(tokens, sentence.index))
+
+
+def _join(tokens: Iterable[Token]) -> str:
+    """The words of a claim with the spacing they had in the sentence (a gap becomes one space)."""
+    out: list[str] = []
+    last_end: int | None = None
+    for t in tokens:
+        if last_end is not None and t.start > last_end:
+            out.append(" ")
+        elif last_end is not None and t.start < last_end:
+            out.append(" ")
+        out.append(t.text)
+        last_end = t.end
+    return "".join(out)

@@ -1,0 +1,53 @@
+"""Claims of an output sentence: each fact judged on its own (models.claim_split)."""
+
+from __future__ import annotations
+
+from models.claim_split import split_claims
+from models.parsing import parse
+
+
+def _claims(text: str) -> list[str]:
+    (sentence,) = parse(text).sentences
+    return [c.text for c in split_claims(sentence)]
+
+
+def test_coordinated_clauses_are_claims_and_borrow_the_subject() -> None:
+    assert _claims("He was arrested on Monday and charged with fraud.") == [
+        "He was arrested on Monday",
+        "He was charged with fraud",
+    ]
+
+
+def test_a_clause_with_its_own_subject_keeps_it() -> None:
+    assert _claims("The company reported record profits, but its shares fell 3%.") == [
+        "The company reported record profits",
+        "its shares fell 3%",
+    ]
+
+
+def test_a_subject_relative_clause_is_a_claim_about_its_noun() -> None:
+    got = _claims("The mayor, who was elected in 2019, opened the bridge and praised the workers.")
+    assert got == [
+        "The mayor opened the bridge",
+        "The mayor praised the workers",
+        "The mayor was elected in 2019",
+    ]
+
+
+def test_a_sentence_that_makes_one_claim_is_kept_whole() -> None:
+    text = "Smith, the mayor of Leeds, said the plan would cost 5 million pounds."
+    (sentence,) = parse(text).sentences
+    assert split_claims(sentence) == (sentence,)
+    # an object relative clause is not rewritten (no pronoun subject to replace)
+    assert _claims("The book that he wrote sold well.") == ["The book that he wrote sold well."]
+
+
+def test_claims_keep_offsets_into_the_output_and_their_content_arcs() -> None:
+    text = "He was arrested on Monday and charged with fraud."
+    (sentence,) = parse(text).sentences
+    first, second = split_claims(sentence)
+    for claim in (first, second):
+        assert claim.index == sentence.index and claim.arcs
+        assert all(text[t.start : t.end] == t.text for t in claim.tokens)
+        assert all(0 <= t.head < len(claim.tokens) for t in claim.tokens)
+    assert {t.text for t in second.tokens} >= {"He", "was", "charged", "fraud"}
