@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.terminal import shown, shown_json
 from models.errors import FactDeskError, InputError
 
 
@@ -32,14 +32,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        print(f"factdesk: error: {_describe(exc)}", file=sys.stderr)
+        print(f"factdesk: error: {shown(_describe(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        print(f"factdesk: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"factdesk: error: {shown(f'{where}: {exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
@@ -239,9 +239,9 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    print(
-        json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text
-    )
+    """A command's result on stdout: ``data`` as JSON with --json, else ``text``; what comes from
+    data is escaped either way (:mod:`app.terminal`)."""
+    print(shown_json(data) if getattr(args, "json", False) else shown(text, lines=True))
 
 
 # ---------------------------------------------------------------------- commands
@@ -250,7 +250,7 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
     project = Project.create(args.project)
     project.close()
-    print(f"created {project.path}")
+    print(f"created {shown(project.path)}")
     return 0
 
 
@@ -556,10 +556,14 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
     from app.io.bundles import iter_bundles, run_info
     from app.store import Project
 
+    def say(line: str) -> None:  # one line: data's own line breaks are shown escaped
+        print(shown(line))
+
     with Project.open(path) as project:
         runs = run_info(project)
         for b in iter_bundles(project):
-            print(f"\n{b.output.external_id} [{b.output.system}]  {b.output.text}")
+            print()
+            say(f"{b.output.external_id} [{b.output.system}]  {b.output.text}")
             for name, (pair, sents, arcs) in b.scores.items():
                 label = runs[name]["display_name"]
                 reason = getattr(pair, "reason", None)
@@ -568,23 +572,23 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
                     if pair.score is None
                     else f"{pair.score:.2f}"
                 )
-                print(f"  {label}: pair support {score}")
+                say(f"  {label}: pair support {score}")
                 by_id = {s.id: s for s in b.sentences}
                 for sid, row in sents.items():
                     if row.not_checked:
-                        print(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
+                        say(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
                     elif row.score is not None and row.score < threshold:
-                        print(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
+                        say(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
                     else:
                         continue
                     for line in (row.detail or "").splitlines():  # what the checker found
-                        print(f"      {line}")
+                        say(f"      {line}")
                 weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
                 if weak:
-                    shown = ", ".join(
+                    listed = ", ".join(
                         f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8]
                     )
-                    print(f"    not entailed: {shown}" + (" ..." if len(weak) > 8 else ""))
+                    say(f"    not entailed: {listed}" + (" ..." if len(weak) > 8 else ""))
 
 
 def _has_display() -> bool:
@@ -611,7 +615,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 "(no display found: printing the findings; run under a desktop or xvfb-run for the window)"
             )
         print_findings(path)
-        print(f"\ndemo project: {path}")
+        print(f"\ndemo project: {shown(path)}")
         return 0
     return _window(str(path), demo=True)
 
@@ -624,12 +628,12 @@ def _window(project: str | None, *, demo: bool = False) -> int:
     from app.system_check import window_problem
 
     if problem := window_problem():  # missing X11 libraries: say which, before Qt aborts
-        print(f"factdesk: error: {problem}", file=sys.stderr)
+        print(f"factdesk: error: {shown(problem)}", file=sys.stderr)
         return 2
     try:
         from app.gui.main import run
     except ImportError as exc:
-        print(f"factdesk: error: the window cannot start: {exc}", file=sys.stderr)
+        print(f"factdesk: error: the window cannot start: {shown(exc)}", file=sys.stderr)
         return 2
     return run(project, demo=demo)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
+from app.terminal import bad_character
 from models.errors import InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
@@ -242,7 +243,19 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, object_pairs_hook=_object)
+        except _DuplicateKey as dup:
+            yield (
+                n,
+                InputError(
+                    "this key appears twice in one JSON object; which value is meant cannot be "
+                    "known: keep one",
+                    path=str(path),
+                    line=n,
+                    field=dup.key,
+                ),
+            )
+            continue
         except json.JSONDecodeError as exc:
             yield (
                 n,
@@ -262,6 +275,24 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         # A lone surrogate can only come from a \\uD8xx..\\uDFxx escape: look only then.
         problem = _surrogate(path, n, value) if _ESCAPED_SURROGATE.search(raw) else None
         yield n, problem or value
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a key given twice is refused (``json`` keeps the last one)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
 
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -431,6 +462,7 @@ def _text(path: Path, line: int, row: dict[str, Any], name: str, limit: int) -> 
 def _optional(
     path: Path, line: int, row: dict[str, Any], name: str | None, limit: int
 ) -> str | None:
+    """An optional field (id, system, context) as given; None when absent, null or empty."""
     if name is None or row.get(name) in (None, ""):
         return None
     value = row[name]
@@ -446,7 +478,37 @@ def _optional(
         raise InputError(
             f"{len(value):,} characters, over the limit", path=str(path), line=line, field=name
         )
-    return value.strip() or None
+    return value
+
+
+def _name(path: Path, line: int, row: dict[str, Any], name: str | None) -> str | None:
+    """An id or system name: plain text on one line, kept exactly as given.
+
+    Such names are printed by commands and matched by merges, so what could act on a terminal
+    (ESC and other control or format characters) is refused, and so is whitespace around the
+    name: stripping it silently would export another id than the file's.
+    """
+    value = _optional(path, line, row, name, 1000)
+    if value is None:
+        return None
+    bad = bad_character(value)
+    if bad is not None:
+        raise InputError(
+            f"contains the control character {bad}; ids and system names must be plain text "
+            "on one line",
+            path=str(path),
+            line=line,
+            field=name,
+        )
+    if value != value.strip():
+        raise InputError(
+            "starts or ends with a space or other whitespace; names are kept as given, so "
+            "remove it in the file",
+            path=str(path),
+            line=line,
+            field=name,
+        )
+    return value
 
 
 def _record(
@@ -454,8 +516,8 @@ def _record(
 ) -> PairRecord:
     source = _text(path, line, row, names["source"] or "", limit)
     output = _text(path, line, row, names["output"] or "", limit)
-    ext = _optional(path, line, row, names["id"], 1000)
-    system = _optional(path, line, row, names["system"], 1000)
+    ext = _name(path, line, row, names["id"])
+    system = _name(path, line, row, names["system"])
     context = _optional(path, line, row, names["context"], limit)
     used = {n for n in names.values() if n}
     block = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}

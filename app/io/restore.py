@@ -40,6 +40,7 @@ from app.store.schema import (
     SentenceRow,
     SentenceScoreRow,
 )
+from app.terminal import bad_character
 from models.checkers.base import Grain
 
 # Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
@@ -195,9 +196,14 @@ class _Check:
         return value
 
     def name(self, value: Any, where: str, *, nullable: bool = False) -> str | None:
+        """A name (checker, version, label, reviewer, error type): commands print it, so it
+        must hold no control or format character (:func:`app.terminal.bad_character`)."""
         text = self.text(value, where, nullable=nullable)
         if text is not None and not text.strip():
             raise self.fail(where, "empty")
+        bad = None if text is None else bad_character(text)
+        if bad is not None:
+            raise self.fail(where, f"contains the control character {bad}; names are plain text")
         return text
 
     def choice(self, value: Any, where: str, choices: tuple[str, ...]) -> str:
