@@ -79,6 +79,18 @@ def _parser() -> argparse.ArgumentParser:
         help="longest text accepted in a field (default: the importer's limit)",
     )
     c.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=None,
+        help="longest line (record) read (default: 64 MiB)",
+    )
+    c.add_argument(
+        "--max-file-bytes",
+        type=int,
+        default=None,
+        help="most bytes read from the file (default: 1 GiB; larger corpora: factdesk score)",
+    )
+    c.add_argument(
         "--reviewer",
         help="name restored judgments without an annotator are recorded under "
         "(default: your user name)",
@@ -266,10 +278,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
         system=args.system_field,
         context=args.context_field,
     )
-    if args.max_field_chars is not None and args.max_field_chars <= 0:
-        raise FactDeskError(
-            f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
-        )
+    for option, value, unit in (
+        ("--max-field-chars", args.max_field_chars, "characters"),
+        ("--max-line-bytes", args.max_line_bytes, "bytes"),
+        ("--max-file-bytes", args.max_file_bytes, "bytes"),
+    ):
+        if value is not None and value <= 0:
+            raise FactDeskError(f"{option} must be a positive number of {unit}, not {value}")
     with Project.open(args.project) as project:
         if args.reviewer is not None:
             project.set_annotator(args.reviewer)
@@ -285,6 +300,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
                 max_field_chars=(
                     MAX_FIELD_CHARS if args.max_field_chars is None else args.max_field_chars
                 ),
+                max_line_bytes=args.max_line_bytes,
+                max_file_bytes=args.max_file_bytes,
                 progress=update,
             )
         except RecursionError as exc:  # json gives up on very deep nesting

@@ -68,11 +68,22 @@ def import_file(
     mapping: FieldMapping = DEFAULT_MAPPING,
     skip_invalid: bool = False,
     max_field_chars: int = MAX_FIELD_CHARS,
+    max_line_bytes: int | None = None,
+    max_file_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
-    """Import one file. Raises :class:`InputError` (and imports nothing) on bad input."""
+    """Import one file. Raises :class:`InputError` (and imports nothing) on bad input.
+
+    The limits are :func:`~app.io.records.read_pairs`'s (None: its defaults).
+    """
     read = read_pairs(
-        path, fmt=fmt, mapping=mapping, skip_invalid=skip_invalid, max_field_chars=max_field_chars
+        path,
+        fmt=fmt,
+        mapping=mapping,
+        skip_invalid=skip_invalid,
+        max_field_chars=max_field_chars,
+        max_line_bytes=max_line_bytes,
+        max_file_bytes=max_file_bytes,
     )
     report = ImportReport(str(path), skipped=read.invalid)
     with project.session() as s:
