@@ -317,7 +317,7 @@ def score_chunk(
         limit: the parser's length limit (characters); None reads it from the parser.
         should_stop: checked by the parser and the checkers between batches.
     """
-    refused = _too_long(texts, max_chars() if limit is None else limit)
+    refused = too_long(texts, max_chars() if limit is None else limit)
     docs = _parse({oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop)
     questions = questions or {}
     inputs = {
@@ -430,8 +430,12 @@ def max_chars() -> int:
     return int(load_pipeline().max_length)
 
 
-def _too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
-    """Pairs whose source or output is over the parser's limit, with the reason."""
+def too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
+    """Pairs whose source or output is over the parser's limit, with the reason.
+
+    The one rule for texts too long to read: analysis records such a pair as not checked with
+    this reason, and entity familiarity (and so the report) skips it with the same reason.
+    """
     refused = {}
     for oid, (src, out) in texts.items():
         for what, t in (("source", src), ("output", out)):

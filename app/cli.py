@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.terminal import shown, shown_json
+from app.thresholds import check_threshold
 from models.errors import FactDeskError, InputError
 
 
@@ -494,8 +495,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from app.agreement import agreement, agreement_text
     from app.store import Project
 
-    if not 0.0 <= args.threshold <= 1.0:
-        raise FactDeskError(f"--threshold must be between 0 and 1, not {args.threshold}")
+    check_threshold(args.threshold, name="--threshold")
     with Project.open(args.project) as project:
         if args.checker is not None and args.checker not in project.current_versions():
             known = ", ".join(project.current_versions()) or "none (not analysed)"
@@ -540,6 +540,7 @@ def _cmd_familiarity(args: argparse.Namespace) -> int:
     from app.familiarity import analyse, describe
     from app.store import Project
 
+    check_threshold(args.threshold, name="--threshold")
     with Project.open(args.project) as project:
         update, close = _bar("finding entities", not args.json)
         try:
@@ -556,6 +557,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from app.report import write_report
     from app.store import Project
 
+    check_threshold(args.threshold, name="--threshold")
     out = Path(args.out)
     with Project.open(args.project) as project:
         update, close = _bar("finding entities", not args.json)
