@@ -388,20 +388,26 @@ def _engine(
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import AnalysisReport
+    from app.analysis import AnalysisReport, unscored_pairs
     from app.store import Project
 
     report = AnalysisReport()
-    with _engine(args) as (run, _checkers), Project.open(args.project) as project:
-        update, close = _bar("analysing", not args.json)
-        try:
-            run(project, progress=update, report=report)
-        except KeyboardInterrupt:
-            if args.json:  # scripts get their object on Ctrl-C too
-                _emit(args, report.to_json(), "")
-            raise
-        finally:
-            close()
+    try:
+        with _engine(args) as (run, checkers), Project.open(args.project) as project:
+            update, close = _bar("analysing", not args.json)
+            try:
+                run(project, progress=update, report=report)
+            finally:
+                close()
+                with contextlib.suppress(Exception):  # never hide why the run ended
+                    report.pairs_left = unscored_pairs(project, checkers)
+    except KeyboardInterrupt:
+        # Whenever it comes (loading the checkers, planning, scoring), Ctrl-C ends the run
+        # interrupted; scripts get their object with what was and was not scored.
+        report.status, report.cancelled = "interrupted", True
+        if args.json:
+            _emit(args, report.to_json(), "")
+        raise
     lines = []
     for c in report.checkers:
         lines.append(
@@ -454,7 +460,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from app.io.exporter import export
+    from app.io.exporter import export, not_analysed
     from app.store import Project
 
     out = Path(args.out)
@@ -471,10 +477,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 f"cannot write the export ({exc.strerror or exc}); nothing was written",
                 path=args.out,
             ) from exc
+        missing = not_analysed(project)
+    text = f"wrote {n} records to {args.out}"
+    if missing:
+        how = {
+            "csv": "one row each, with empty scores",
+            "jsonl": "without scores",
+            "dae-arcs": "not in this format: it needs their arcs",
+        }[args.format]
+        text += f"; {missing} pairs not analysed ({how}; run analyze to score them)"
     _emit(
         args,
-        {"written": n, "path": args.out, "format": args.format},
-        f"wrote {n} records to {args.out}",
+        {"written": n, "path": args.out, "format": args.format, "not_analysed": missing},
+        text,
     )
     return 0
 

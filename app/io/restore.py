@@ -122,6 +122,7 @@ class CheckerData:
     sentences: tuple[SentenceScoreData, ...]
     arcs: tuple[ArcScoreData, ...]
     runs_on: str | None = None  # where the scores were computed ("cpu int8"), when recorded
+    reason: str | None = None  # why the pair was not checked, when it was not
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +417,7 @@ def _checkers(
                 sentences=tuple(scores),
                 arcs=tuple(arc_scores),
                 runs_on=c.name(d.get("runs_on"), f"{where}.runs_on", nullable=True),
+                reason=c.text(d.get("reason"), f"{where}.reason", nullable=True),
             )
         )
     return tuple(out)
@@ -556,7 +558,11 @@ def write_analysis(
         common = {"run_id": run.id, "checker": checker.name, "version": run.version}
         s.add(
             PairScoreRow(
-                output_id=out.id, score=checker.score, not_checked=checker.not_checked, **common
+                output_id=out.id,
+                score=checker.score,
+                not_checked=checker.not_checked,
+                reason=checker.reason,
+                **common,
             )
         )
         for sent_score in checker.sentences:

@@ -566,7 +566,9 @@ class Project:
                 v = info["version"]
                 info["scored_pairs"] = s.scalar(
                     select(func.count(PairScoreRow.id)).where(
-                        PairScoreRow.checker == checker, PairScoreRow.version == v
+                        PairScoreRow.checker == checker,
+                        PairScoreRow.version == v,
+                        PairScoreRow.finished(),
                     )
                 )
                 info["mean_pair_score"] = s.scalar(
