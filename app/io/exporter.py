@@ -289,13 +289,13 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     n = 0
     for b in iter_bundles(project):
         if not b.sentences:  # never parsed (not analysed, or not checked as a whole): one row
-            row = [logical_id(b.output.external_id, b.output.system), b.output.system or ""]
-            row += ["", "", "", b.output.text]
+            whole: list[Any] = [logical_id(b.output.external_id, b.output.system)]
+            whole += [b.output.system or "", "", "", "", b.output.text]
             for name in names:
                 pair = b.scores.get(name, (None, {}, {}))[0]
-                row += ["", "", "", "" if pair is None else pair.reason or "", ""]
-            row += [""] * 10
-            writer.writerow([spreadsheet_safe(c) for c in row])
+                whole += ["", "", "", "" if pair is None else pair.reason or "", ""]
+            whole += [""] * 10
+            writer.writerow([spreadsheet_safe(c) for c in whole])
             n += 1
             continue
         finals = final_labels(b.judgments)
