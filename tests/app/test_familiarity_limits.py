@@ -55,7 +55,9 @@ def test_a_pair_over_the_parser_limit_is_skipped_by_familiarity_with_its_reason(
     assert f"huge: {reason}" in describe(report)
     assert main(["familiarity", str(huge), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert [(n["external_id"], n["reason"]) for n in data["not_checked_pairs"]] == [("huge", reason)]
+    assert [(n["external_id"], n["reason"]) for n in data["not_checked_pairs"]] == [
+        ("huge", reason)
+    ]
 
 
 def test_the_report_lists_the_pair_it_could_not_read(huge: Path, tmp_path: Path) -> None:
