@@ -196,13 +196,16 @@ class _Check:
             raise self.fail(where, f"expected text, found {_kind(value)}")
         return value
 
-    def name(self, value: Any, where: str, *, nullable: bool = False) -> str | None:
-        """A name (checker, version, label, reviewer, error type): commands print it, so it
-        must hold no control or format character (:func:`app.terminal.bad_character`)."""
+    def name(
+        self, value: Any, where: str, *, nullable: bool = False, plain: bool = True
+    ) -> str | None:
+        """A name (checker, version, reviewer, error type): commands print it, so it must hold
+        no control or format character (:func:`app.terminal.bad_character`) unless ``plain``
+        is False (an arc's label, which comes from the parse of the text)."""
         text = self.text(value, where, nullable=nullable)
         if text is not None and not text.strip():
             raise self.fail(where, "empty")
-        bad = None if text is None else bad_character(text)
+        bad = None if text is None or not plain else bad_character(text)
         if bad is not None:
             raise self.fail(where, f"contains the control character {bad}; names are plain text")
         return text
@@ -325,7 +328,7 @@ def _arcs(value: Any, sentences: dict[int, SentenceData]) -> tuple[ArcData, ...]
             ArcData(
                 sentence=sidx,
                 index=index,
-                label=c.name(d.get("label"), f"{where}.label") or "",
+                label=c.name(d.get("label"), f"{where}.label", plain=False) or "",
                 head=c.whole(d.get("head"), f"{where}.head", 0, words),
                 child=c.whole(d.get("child"), f"{where}.child", 0, words),
                 head_span=c.span(d.get("head_span"), f"{where}.head_span", sent.start, sent.end),
