@@ -30,6 +30,7 @@ from sqlalchemy import select
 from app.store.judging import INTERPRETABLE_LABELS, SUPPORT_LABELS
 from app.store.project import Project
 from app.store.schema import ArcScoreRow, Judgment, PairScoreRow, SentenceScoreRow
+from app.thresholds import check_threshold
 
 LEVELS = ("pair", "sentence", "arc")
 STAGES = ("ais_stage1_interpretable", "ais_stage2_supported")
@@ -53,7 +54,11 @@ def agreement(
         checker: whose scores are the model's decisions; None: the latest checker run.
         version: that checker's version; None: its current version.
         threshold: scores at or above it count as the model saying "supported".
+
+    Raises:
+        FactDeskError: a threshold that is not a number from 0 to 1.
     """
+    check_threshold(threshold)
     versions = project.current_versions()
     if checker is None and versions:
         checker = next(reversed(versions))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, true
 from sqlalchemy.orm import Session
 
 from app.store.project import Project, now
@@ -77,11 +77,15 @@ class AnalysisReport:
     not_checked_pairs: list[NotChecked] = field(default_factory=list)
     # Pairs that another analysis of the project scored (or was scoring) at the same time.
     left_to_others: set[int] = field(default_factory=set)
+    # Pairs still without a result from one of the checkers when the run ended (None: not
+    # known, e.g. Ctrl-C before the checkers were loaded); see :func:`unscored_pairs`.
+    pairs_left: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             # "scored" counts (pair, checker) scores; "pairs_scored" counts pairs.
             "pairs_scored": len(self.pairs),
+            "pairs_left": self.pairs_left,
             "scored": sum(c.scored for c in self.checkers),
             "not_checked": sum(c.not_checked_sentences for c in self.checkers),
             "not_checked_pairs": [n.__dict__ for n in self.not_checked_pairs],
@@ -127,12 +131,24 @@ def load_checkers(
 
 
 def pending(project: Project, checker: CheckerInfo) -> list[int]:
-    """Outputs without a score from this checker's current version, in import order."""
+    """Outputs without a result from this checker's current version, in import order (a row
+    begun and never finished is no result: :meth:`PairScoreRow.finished`)."""
     with project.session() as s:
         done = select(PairScoreRow.output_id).where(
-            PairScoreRow.checker == checker.name, PairScoreRow.version == checker.version
+            PairScoreRow.checker == checker.name,
+            PairScoreRow.version == checker.version,
+            PairScoreRow.finished(),
         )
         return list(s.scalars(select(Output.id).where(Output.id.not_in(done)).order_by(Output.id)))
+
+
+def unscored_pairs(project: Project, checkers: Sequence[CheckerInfo]) -> int:
+    """How many pairs still lack a result from one of ``checkers`` (what the next analysis
+    with them would score; a project adapted to its editor counts its own combined score)."""
+    from app.learning.adapt import apply_project_model
+
+    shown = apply_project_model(project, checkers)  # type: ignore[arg-type]
+    return len(set().union(*(pending(project, c) for c in shown)))
 
 
 class CheckerInfo(Protocol):
@@ -317,7 +333,7 @@ def score_chunk(
         limit: the parser's length limit (characters); None reads it from the parser.
         should_stop: checked by the parser and the checkers between batches.
     """
-    refused = _too_long(texts, max_chars() if limit is None else limit)
+    refused = too_long(texts, max_chars() if limit is None else limit)
     docs = _parse({oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop)
     questions = questions or {}
     inputs = {
@@ -383,7 +399,7 @@ def claim_chunk(
             for checker in checkers:
                 if checker.name not in runs:
                     continue
-                for table in (PairScoreRow, Claim):
+                for table, done in ((PairScoreRow, PairScoreRow.finished()), (Claim, true())):
                     taken.update(
                         (checker.name, oid)
                         for oid in s.scalars(
@@ -391,6 +407,7 @@ def claim_chunk(
                                 table.checker == checker.name,
                                 table.version == checker.version,
                                 table.output_id.in_(window),
+                                done,
                             )
                         )
                     )
@@ -430,8 +447,12 @@ def max_chars() -> int:
     return int(load_pipeline().max_length)
 
 
-def _too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
-    """Pairs whose source or output is over the parser's limit, with the reason."""
+def too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
+    """Pairs whose source or output is over the parser's limit, with the reason.
+
+    The one rule for texts too long to read: analysis records such a pair as not checked with
+    this reason, and entity familiarity (and so the report) skips it with the same reason.
+    """
     refused = {}
     for oid, (src, out) in texts.items():
         for what, t in (("source", src), ("output", out)):
@@ -776,6 +797,10 @@ def _store_scores(
                         "output_id": p.key,
                         "score": p.score,
                         "not_checked": len(p.not_checked),
+                        # A result, never a row taken for one left unfinished (see finished()).
+                        "reason": None
+                        if p.score is not None or p.not_checked
+                        else "the checker scored no sentence of this pair",
                     }
                 )
                 for ss in p.sentences:

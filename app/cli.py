@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.terminal import shown, shown_json
+from app.thresholds import check_threshold
 from models.errors import FactDeskError, InputError
 
 
@@ -32,14 +33,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        print(f"factdesk: error: {_describe(exc)}", file=sys.stderr)
+        print(f"factdesk: error: {shown(_describe(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        print(f"factdesk: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"factdesk: error: {shown(f'{where}: {exc.strerror or exc}')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
@@ -77,6 +78,18 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="longest text accepted in a field (default: the importer's limit)",
+    )
+    c.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=None,
+        help="longest line (record) read (default: 64 MiB)",
+    )
+    c.add_argument(
+        "--max-file-bytes",
+        type=int,
+        default=None,
+        help="most bytes read from the file (default: 1 GiB; larger corpora: factdesk score)",
     )
     c.add_argument(
         "--reviewer",
@@ -239,9 +252,9 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    print(
-        json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text
-    )
+    """A command's result on stdout: ``data`` as JSON with --json, else ``text``; what comes from
+    data is escaped either way (:mod:`app.terminal`)."""
+    print(shown_json(data) if getattr(args, "json", False) else shown(text, lines=True))
 
 
 # ---------------------------------------------------------------------- commands
@@ -250,7 +263,7 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
     project = Project.create(args.project)
     project.close()
-    print(f"created {project.path}")
+    print(f"created {shown(project.path)}")
     return 0
 
 
@@ -266,10 +279,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
         system=args.system_field,
         context=args.context_field,
     )
-    if args.max_field_chars is not None and args.max_field_chars <= 0:
-        raise FactDeskError(
-            f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
-        )
+    for option, value, unit in (
+        ("--max-field-chars", args.max_field_chars, "characters"),
+        ("--max-line-bytes", args.max_line_bytes, "bytes"),
+        ("--max-file-bytes", args.max_file_bytes, "bytes"),
+    ):
+        if value is not None and value <= 0:
+            raise FactDeskError(f"{option} must be a positive number of {unit}, not {value}")
     with Project.open(args.project) as project:
         if args.reviewer is not None:
             project.set_annotator(args.reviewer)
@@ -285,6 +301,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
                 max_field_chars=(
                     MAX_FIELD_CHARS if args.max_field_chars is None else args.max_field_chars
                 ),
+                max_line_bytes=args.max_line_bytes,
+                max_file_bytes=args.max_file_bytes,
                 progress=update,
             )
         except RecursionError as exc:  # json gives up on very deep nesting
@@ -370,20 +388,26 @@ def _engine(
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from app.analysis import AnalysisReport
+    from app.analysis import AnalysisReport, unscored_pairs
     from app.store import Project
 
     report = AnalysisReport()
-    with _engine(args) as (run, _checkers), Project.open(args.project) as project:
-        update, close = _bar("analysing", not args.json)
-        try:
-            run(project, progress=update, report=report)
-        except KeyboardInterrupt:
-            if args.json:  # scripts get their object on Ctrl-C too
-                _emit(args, report.to_json(), "")
-            raise
-        finally:
-            close()
+    try:
+        with _engine(args) as (run, checkers), Project.open(args.project) as project:
+            update, close = _bar("analysing", not args.json)
+            try:
+                run(project, progress=update, report=report)
+            finally:
+                close()
+                with contextlib.suppress(Exception):  # never hide why the run ended
+                    report.pairs_left = unscored_pairs(project, checkers)
+    except KeyboardInterrupt:
+        # Whenever it comes (loading the checkers, planning, scoring), Ctrl-C ends the run
+        # interrupted; scripts get their object with what was and was not scored.
+        report.status, report.cancelled = "interrupted", True
+        if args.json:
+            _emit(args, report.to_json(), "")
+        raise
     lines = []
     for c in report.checkers:
         lines.append(
@@ -436,7 +460,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from app.io.exporter import export
+    from app.io.exporter import export, not_analysed
     from app.store import Project
 
     out = Path(args.out)
@@ -453,10 +477,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 f"cannot write the export ({exc.strerror or exc}); nothing was written",
                 path=args.out,
             ) from exc
+        missing = not_analysed(project)
+    text = f"wrote {n} records to {args.out}"
+    if missing:
+        how = {
+            "csv": "one row each, with empty scores",
+            "jsonl": "without scores",
+            "dae-arcs": "not in this format: it needs their arcs",
+        }[args.format]
+        text += f"; {missing} pairs not analysed ({how}; run analyze to score them)"
     _emit(
         args,
-        {"written": n, "path": args.out, "format": args.format},
-        f"wrote {n} records to {args.out}",
+        {"written": n, "path": args.out, "format": args.format, "not_analysed": missing},
+        text,
     )
     return 0
 
@@ -477,8 +510,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from app.agreement import agreement, agreement_text
     from app.store import Project
 
-    if not 0.0 <= args.threshold <= 1.0:
-        raise FactDeskError(f"--threshold must be between 0 and 1, not {args.threshold}")
+    check_threshold(args.threshold, name="--threshold")
     with Project.open(args.project) as project:
         if args.checker is not None and args.checker not in project.current_versions():
             known = ", ".join(project.current_versions()) or "none (not analysed)"
@@ -523,6 +555,7 @@ def _cmd_familiarity(args: argparse.Namespace) -> int:
     from app.familiarity import analyse, describe
     from app.store import Project
 
+    check_threshold(args.threshold, name="--threshold")
     with Project.open(args.project) as project:
         update, close = _bar("finding entities", not args.json)
         try:
@@ -539,6 +572,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from app.report import write_report
     from app.store import Project
 
+    check_threshold(args.threshold, name="--threshold")
     out = Path(args.out)
     with Project.open(args.project) as project:
         update, close = _bar("finding entities", not args.json)
@@ -556,10 +590,14 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
     from app.io.bundles import iter_bundles, run_info
     from app.store import Project
 
+    def say(line: str) -> None:  # one line: data's own line breaks are shown escaped
+        print(shown(line))
+
     with Project.open(path) as project:
         runs = run_info(project)
         for b in iter_bundles(project):
-            print(f"\n{b.output.external_id} [{b.output.system}]  {b.output.text}")
+            print()
+            say(f"{b.output.external_id} [{b.output.system}]  {b.output.text}")
             for name, (pair, sents, arcs) in b.scores.items():
                 label = runs[name]["display_name"]
                 reason = getattr(pair, "reason", None)
@@ -568,23 +606,23 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
                     if pair.score is None
                     else f"{pair.score:.2f}"
                 )
-                print(f"  {label}: pair support {score}")
+                say(f"  {label}: pair support {score}")
                 by_id = {s.id: s for s in b.sentences}
                 for sid, row in sents.items():
                     if row.not_checked:
-                        print(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
+                        say(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
                     elif row.score is not None and row.score < threshold:
-                        print(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
+                        say(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
                     else:
                         continue
                     for line in (row.detail or "").splitlines():  # what the checker found
-                        print(f"      {line}")
+                        say(f"      {line}")
                 weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
                 if weak:
-                    shown = ", ".join(
+                    listed = ", ".join(
                         f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8]
                     )
-                    print(f"    not entailed: {shown}" + (" ..." if len(weak) > 8 else ""))
+                    say(f"    not entailed: {listed}" + (" ..." if len(weak) > 8 else ""))
 
 
 def _has_display() -> bool:
@@ -611,7 +649,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 "(no display found: printing the findings; run under a desktop or xvfb-run for the window)"
             )
         print_findings(path)
-        print(f"\ndemo project: {path}")
+        print(f"\ndemo project: {shown(path)}")
         return 0
     return _window(str(path), demo=True)
 
@@ -624,12 +662,12 @@ def _window(project: str | None, *, demo: bool = False) -> int:
     from app.system_check import window_problem
 
     if problem := window_problem():  # missing X11 libraries: say which, before Qt aborts
-        print(f"factdesk: error: {problem}", file=sys.stderr)
+        print(f"factdesk: error: {shown(problem)}", file=sys.stderr)
         return 2
     try:
         from app.gui.main import run
     except ImportError as exc:
-        print(f"factdesk: error: the window cannot start: {exc}", file=sys.stderr)
+        print(f"factdesk: error: the window cannot start: {shown(exc)}", file=sys.stderr)
         return 2
     return run(project, demo=demo)
 

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 from app.analysis import AnalysisReport
 from app.io.exporter import export
 from app.io.importer import import_file
-from app.io.records import Problem
+from app.io.records import Problem, binary_lines
 from app.store import Project
 from models.errors import FactDeskError, InputError
 
@@ -89,9 +89,10 @@ def input_files(src: str | Path) -> list[Path]:
     return [path]
 
 
-def _records(fh: BinaryIO) -> Iterator[tuple[int, bytes]]:
-    """(line number, raw line) of a JSON Lines file; records end at b"\\n" only, as on import."""
-    yield from enumerate(fh, start=1)  # binary lines end at b"\n" only
+def _records(fh: BinaryIO, path: Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of a JSON Lines file; records end at b"\\n" only, as on import,
+    and a line over the import's cap is refused before it fills the memory."""
+    return binary_lines(fh, path)
 
 
 def plan_parts(files: Sequence[Path], pairs_per_part: int) -> list[Part]:
@@ -100,7 +101,7 @@ def plan_parts(files: Sequence[Path], pairs_per_part: int) -> list[Part]:
     for path in files:
         first, count = 1, 0
         with open(path, "rb") as fh:
-            for n, raw in _records(fh):
+            for n, raw in _records(fh, path):
                 if not raw.strip():
                     continue
                 if count == 0:
@@ -118,7 +119,7 @@ def _write_part_input(part: Part, dest: Path) -> None:
     """The part's lines, verbatim, from its first record to its last."""
     seen = 0
     with open(part.path, "rb") as src, open(dest, "wb") as out:
-        for n, raw in _records(src):
+        for n, raw in _records(src, part.path):
             if n < part.first_line:
                 continue
             out.write(raw if raw.endswith(b"\n") else raw + b"\n")

@@ -27,12 +27,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.adjudication import FinalItem, ProjectFinals, pair_finals
+from app.analysis import NotChecked, max_chars, too_long
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import ArcRow, Judgment, SentenceRow, Source
+from app.thresholds import check_threshold
 from models.familiarity import (
     DESCRIPTION_LABELS,
     TAGS,
@@ -164,6 +166,9 @@ class FamiliarityReport:
     error_types: tuple[str, ...]
     entities: dict[str, EntityFamiliarity] = field(default_factory=dict)
     mentions: list[OutputEntity] = field(default_factory=list)
+    # Pairs whose source or output is over the parser's limit: not read, as analysis does not
+    # read them (the same reason).
+    not_checked_pairs: list[NotChecked] = field(default_factory=list)
 
     def entity_counts(self) -> dict[str, int]:
         """Distinct entities the outputs mention, per tag."""
@@ -224,6 +229,7 @@ class FamiliarityReport:
                 for e in sorted(self.entities.values(), key=lambda e: (-e.documents, e.key))
             ],
             "output_entities": [m.to_json() for m in self.mentions],
+            "not_checked_pairs": [n.__dict__ for n in self.not_checked_pairs],
         }
 
 
@@ -303,14 +309,30 @@ def analyse(
         progress: ``(done, total)`` over the texts read for entities (sources, then outputs).
         should_stop: checked between batches.
     """
+    check_threshold(threshold)
     name, version = shown_checker(project, checker)
     taxonomy = {t["key"] for t in project.taxonomy()}
     report = FamiliarityReport(
         name, version, threshold, tuple(e for e in STUDY_ERROR_TYPES if e in taxonomy)
     )
+    # Texts over the parser's limit are not read (spaCy refuses them; below it one takes about
+    # 1 GB per 200,000 characters): their pairs are skipped with analysis's own reason.
+    limit = max_chars()
     with project.session() as s:
-        sources = [t for (t,) in s.execute(select(Source.text).order_by(Source.id))]
+        sources = [
+            t
+            for (t,) in s.execute(
+                select(Source.text).where(func.length(Source.text) <= limit).order_by(Source.id)
+            )
+        ]
     bundles = list(iter_bundles(project))
+    refused = too_long({b.output.id: (b.source.text, b.output.text) for b in bundles}, limit)
+    report.not_checked_pairs = [
+        NotChecked(b.output.id, b.output.external_id, refused[b.output.id])
+        for b in bundles
+        if b.output.id in refused
+    ]
+    bundles = [b for b in bundles if b.output.id not in refused]
     n_src = len(sources)
     total = n_src + len(bundles)
 
@@ -546,6 +568,11 @@ def describe(report: FamiliarityReport, *, limit: int = 20) -> str:
         lines += [f"  {ids[oid]}: {reason}" for oid, (_p, reason) in flagged[:limit]]
         if len(flagged) > limit:
             lines.append(f"  ... and {len(flagged) - limit} more (see --json)")
+    if report.not_checked_pairs:
+        lines += ["", f"{len(report.not_checked_pairs)} pairs not read for entities:"]
+        lines += [f"  {n.external_id}: {n.reason}" for n in report.not_checked_pairs[:limit]]
+        if len(report.not_checked_pairs) > limit:
+            lines.append(f"  ... and {len(report.not_checked_pairs) - limit} more (see --json)")
     return "\n".join(lines)
 
 

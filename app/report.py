@@ -33,6 +33,7 @@ from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checke
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
+from app.thresholds import check_threshold
 from models.errors import InputError
 from models.evidence import SHOWN, text_relevance, top_ranked
 
@@ -465,8 +466,16 @@ def error_types_section(ctx: ReportContext) -> Section | None:
 
 def familiarity_section(ctx: ReportContext) -> Section | None:
     report = ctx.familiarity
+    skipped = ""
+    if report.not_checked_pairs:
+        skipped = f"<p>{len(report.not_checked_pairs)} pairs were not read for entities:</p>"
+        skipped += table(
+            ["pair", "why"], [[n.external_id, n.reason] for n in report.not_checked_pairs]
+        )
     if not report.mentions:
-        return None
+        if not skipped:
+            return None
+        return Section("familiarity", "Error types by entity familiarity", skipped)
     counts = report.entity_counts()
     body = (
         "<p>People and organisations the outputs mention, tagged by how the project's sources "
@@ -512,7 +521,7 @@ def familiarity_section(ctx: ReportContext) -> Section | None:
             ],
             numeric_from=5,
         )
-    return Section("familiarity", "Error types by entity familiarity", body)
+    return Section("familiarity", "Error types by entity familiarity", body + skipped)
 
 
 def flagged_section(ctx: ReportContext) -> Section | None:
@@ -655,7 +664,11 @@ def render(
         progress: ``(done, total)`` while entities are found (the slow part).
         should_stop: checked between batches; when it returns True, ``Cancelled`` is raised.
         sections: the sections to write (default :data:`SECTIONS`).
+
+    Raises:
+        FactDeskError: a threshold that is not a number from 0 to 1.
     """
+    check_threshold(threshold)
     name, version = shown_checker(project, checker)
     ctx = ReportContext(project, name, version, threshold, run_info(project), progress, should_stop)
     done = [s for build in (sections or SECTIONS) if (s := build(ctx)) is not None]

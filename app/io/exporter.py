@@ -18,10 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from sqlalchemy import func, select
+
 from app.adjudication import final_labels
 from app.io.bundles import PairBundle, iter_bundles, run_info, run_places
 from app.io.records import logical_id
 from app.store.project import Project
+from app.store.schema import Output, PairScoreRow
 
 ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
@@ -181,6 +184,8 @@ def pair_record(
                 if s["not_checked"]
             ],
         }
+        if pair.reason is not None:  # why the pair was not checked (a text over the limit)
+            checkers[name]["reason"] = pair.reason
         where = (places or {}).get(pair.run_id)
         if where is not None:  # which device and precision computed these scores
             checkers[name]["runs_on"] = where
@@ -283,6 +288,16 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
     writer.writerow([spreadsheet_safe(c) for c in header])
     n = 0
     for b in iter_bundles(project):
+        if not b.sentences:  # never parsed (not analysed, or not checked as a whole): one row
+            whole: list[Any] = [logical_id(b.output.external_id, b.output.system)]
+            whole += [b.output.system or "", "", "", "", b.output.text]
+            for name in names:
+                pair = b.scores.get(name, (None, {}, {}))[0]
+                whole += ["", "", "", "" if pair is None else pair.reason or "", ""]
+            whole += [""] * 10
+            writer.writerow([spreadsheet_safe(c) for c in whole])
+            n += 1
+            continue
         finals = final_labels(b.judgments)
         votes: dict[int | None, list[str]] = {}
         for vote in b.judgments:
@@ -326,6 +341,21 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
             writer.writerow([spreadsheet_safe(c) for c in row])
             n += 1
     return n
+
+
+def not_analysed(project: Project) -> int:
+    """Pairs never analysed: no sentences and no result from any checker (the CSV export has
+    one row with empty scores for each, the JSONL export a record without scores)."""
+    with project.session() as s:
+        analysed = select(PairScoreRow.output_id).where(PairScoreRow.finished())
+        return (
+            s.scalar(
+                select(func.count(Output.id)).where(
+                    Output.parsed.is_(False), Output.id.not_in(analysed)
+                )
+            )
+            or 0
+        )
 
 
 def _dae(project: Project, fh: Any, total: int, progress: Any) -> int:

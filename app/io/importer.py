@@ -3,7 +3,9 @@
 A file is validated completely before anything is written, then written in one transaction, so a
 bad record means nothing of the file is imported (unless the user asks to skip invalid records,
 in which case each skipped record is reported with its reason). Records exported by FactDesk
-carry their sentences, arcs, scores and judgments, and these are restored.
+carry their sentences, arcs, scores and judgments, and these are restored. Two imports into one
+project at the same time take turns: the second waits for the first to commit (up to the
+store's lock timeout, then it is refused as locked) and finds its pairs as duplicates.
 """
 
 from __future__ import annotations
@@ -68,14 +70,27 @@ def import_file(
     mapping: FieldMapping = DEFAULT_MAPPING,
     skip_invalid: bool = False,
     max_field_chars: int = MAX_FIELD_CHARS,
+    max_line_bytes: int | None = None,
+    max_file_bytes: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
-    """Import one file. Raises :class:`InputError` (and imports nothing) on bad input."""
+    """Import one file. Raises :class:`InputError` (and imports nothing) on bad input.
+
+    The limits are :func:`~app.io.records.read_pairs`'s (None: its defaults).
+    """
     read = read_pairs(
-        path, fmt=fmt, mapping=mapping, skip_invalid=skip_invalid, max_field_chars=max_field_chars
+        path,
+        fmt=fmt,
+        mapping=mapping,
+        skip_invalid=skip_invalid,
+        max_field_chars=max_field_chars,
+        max_line_bytes=max_line_bytes,
+        max_file_bytes=max_file_bytes,
     )
     report = ImportReport(str(path), skipped=read.invalid)
-    with project.session() as s:
+    # The duplicate checks and the writes are one step under the write lock: an import (or
+    # merge, or analysis) of this project in another process waits for it, then sees its pairs.
+    with project.write_session() as s:
         fresh = _new_records(s, path, read.records, report, skip_invalid)
         fresh = _consistent_source_sentences(s, path, fresh, report, skip_invalid)
         sources = _insert_sources(project, s, [r for r, _key in fresh])

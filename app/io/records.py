@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
-import io
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, BinaryIO, Literal, get_args
 
 from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
+from app.terminal import bad_character
 from models.errors import InputError
 
 Format = Literal["jsonl", "csv", "tsv"]
@@ -26,6 +29,13 @@ ID_FIELDS = ("id",)
 SYSTEM_FIELDS = ("system", "model", "model_name", "model_id")
 CONTEXT_FIELDS = ("context", "question", "query")
 MAX_FIELD_CHARS = 1_000_000
+# A file is read a line at a time and refused at these caps, so an endless stream (/dev/zero, a
+# file with no line ends) never fills the memory. A record is one line: its text fields, the
+# analysis a FactDesk export carries (sentences, arcs, scores) and JSON's escapes fit in 64 MiB
+# at the default field limit. Every record of an import is held until it is written, so one
+# import reads at most 1 GiB; `factdesk score` takes larger corpora in parts.
+MAX_LINE_BYTES = 64 * 2**20
+MAX_FILE_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -150,24 +160,33 @@ def read_pairs(
     mapping: FieldMapping = DEFAULT_MAPPING,
     skip_invalid: bool = False,
     max_field_chars: int = MAX_FIELD_CHARS,
+    max_line_bytes: int | None = None,
+    max_file_bytes: int | None = None,
 ) -> ReadResult:
     """Read and validate every record of a file.
 
     Args:
-        path: the file.
+        path: the file (a pipe or device too: it is read as a stream).
         fmt: jsonl, csv or tsv; guessed from the suffix when None.
         mapping: field names; defaults are tried in order when a name is None.
         skip_invalid: collect invalid records in ``invalid`` instead of raising.
         max_field_chars: longest text field accepted.
+        max_line_bytes: longest line read (None: :data:`MAX_LINE_BYTES`).
+        max_file_bytes: most bytes read from the file (None: :data:`MAX_FILE_BYTES`).
 
     Raises:
         InputError: naming file, line and field, for the first problem (unless skip_invalid);
-            always for problems with the file as a whole (encoding, empty, no usable fields).
+            always for problems with the file as a whole (encoding, a cap, empty, no usable
+            fields).
     """
     path = Path(path)
     fmt = fmt or guess_format(path)
-    text = _decode(path)
-    rows = _json_rows(path, text) if fmt == "jsonl" else _table_rows(path, text, fmt)
+    lines = _lines(
+        path,
+        MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes,
+        MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes,
+    )
+    rows = _json_rows(path, lines) if fmt == "jsonl" else _table_rows(path, lines, fmt)
     result = ReadResult()
     any_row = False
     id_kinds: dict[str, tuple[str, int]] = {}  # stored id -> (JSON kind, first line)
@@ -217,32 +236,92 @@ def _check_id_kind(
         )
 
 
-def _decode(path: Path) -> str:
+def binary_lines(
+    fh: BinaryIO, path: Path, max_line_bytes: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw line) of a file, a line ending at b"\\n" only; never a line over the cap.
+
+    Raises:
+        InputError: a line longer than ``max_line_bytes`` (None: :data:`MAX_LINE_BYTES`), named
+            by its number, once that much of it is read.
+    """
+    cap = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    n = 0
+    while True:
+        n += 1
+        try:
+            raw = fh.readline(cap + 1)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read the file: {exc.strerror}", path=str(path), line=n
+            ) from exc
+        if not raw:
+            return
+        if len(raw) > cap and not raw.endswith(b"\n"):
+            raise InputError(
+                f"no line end within {cap:,} bytes; a record is one line: check that this is "
+                "the file and format you meant, or raise the limit with --max-line-bytes",
+                path=str(path),
+                line=n,
+            )
+        yield n, raw
+
+
+def _lines(path: Path, max_line_bytes: int, max_file_bytes: int) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, decoded as UTF-8 (a leading BOM dropped), its "\\n"
+    kept; read as a stream and refused at the caps (see :data:`MAX_LINE_BYTES`)."""
+    too_big = (
+        f"over the limit of {max_file_bytes:,} bytes for one import: import it in parts "
+        "(`factdesk score` cuts a large corpus into parts), or raise the limit with "
+        "--max-file-bytes"
+    )
     try:
-        data = path.read_bytes()
+        fh = open(path, "rb")  # noqa: SIM115 - closed below; the generator owns it
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror}", path=str(path)) from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError(
-            f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at column {col}); "
-            "save the file as UTF-8 and import again",
-            path=str(path),
-            line=line,
-        ) from exc
+    with fh:
+        st = os.fstat(fh.fileno())
+        if stat.S_ISREG(st.st_mode) and st.st_size > max_file_bytes:  # no need to read it
+            raise InputError(f"the file is {st.st_size:,} bytes, {too_big}", path=str(path))
+        read = 0
+        for n, raw in binary_lines(fh, path, max_line_bytes):
+            read += len(raw)
+            if read > max_file_bytes:  # a pipe or device: counted as it comes
+                raise InputError(f"the file goes on {too_big}", path=str(path), line=n)
+            if n == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                    "save the file as UTF-8 and import again",
+                    path=str(path),
+                    line=n,
+                ) from exc
+            yield n, text
 
 
-def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+def _json_rows(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
     # Records end at "\n" only (a "\r" before it is JSON whitespace): str.splitlines() would
     # also cut at U+2028, U+2029 and U+0085, which JSON strings may hold unescaped.
-    for n, raw in enumerate(text.split("\n"), start=1):
+    for n, raw in lines:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, object_pairs_hook=_object)
+        except _DuplicateKey as dup:
+            yield (
+                n,
+                InputError(
+                    "this key appears twice in one JSON object; which value is meant cannot be "
+                    "known: keep one",
+                    path=str(path),
+                    line=n,
+                    field=dup.key,
+                ),
+            )
+            continue
         except json.JSONDecodeError as exc:
             yield (
                 n,
@@ -262,6 +341,24 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         # A lone surrogate can only come from a \\uD8xx..\\uDFxx escape: look only then.
         problem = _surrogate(path, n, value) if _ESCAPED_SURROGATE.search(raw) else None
         yield n, problem or value
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a key given twice is refused (``json`` keeps the last one)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
 
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -328,11 +425,17 @@ def _surrogate_in(value: Any, at: str) -> tuple[str, str] | None:
     return None
 
 
-def _table_rows(path: Path, text: str, fmt: Format) -> Iterator[tuple[int, Any]]:
+_LONE_CR = re.compile(r"(?<=\r)(?!\n)")
+
+
+def _table_rows(
+    path: Path, lines: Iterator[tuple[int, str]], fmt: Format
+) -> Iterator[tuple[int, Any]]:
     csv.field_size_limit(sys.maxsize)  # our own limit below gives a clearer message
-    reader = csv.reader(
-        io.StringIO(text, newline=""), delimiter="," if fmt == "csv" else "\t", strict=True
-    )
+    # csv counts "\r", "\n" and "\r\n" as line ends (as a file opened with newline=""):
+    # lines read at "\n" are cut after a lone "\r" too, so its line numbers stay the same.
+    physical = (part for _n, line in lines for part in _LONE_CR.split(line) if part)
+    reader = csv.reader(physical, delimiter="," if fmt == "csv" else "\t", strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -431,6 +534,7 @@ def _text(path: Path, line: int, row: dict[str, Any], name: str, limit: int) -> 
 def _optional(
     path: Path, line: int, row: dict[str, Any], name: str | None, limit: int
 ) -> str | None:
+    """An optional field (id, system, context) as given; None when absent, null or empty."""
     if name is None or row.get(name) in (None, ""):
         return None
     value = row[name]
@@ -446,7 +550,37 @@ def _optional(
         raise InputError(
             f"{len(value):,} characters, over the limit", path=str(path), line=line, field=name
         )
-    return value.strip() or None
+    return value
+
+
+def _name(path: Path, line: int, row: dict[str, Any], name: str | None) -> str | None:
+    """An id or system name: plain text on one line, kept exactly as given.
+
+    Such names are printed by commands and matched by merges, so what could act on a terminal
+    (ESC and other control or format characters) is refused, and so is whitespace around the
+    name: stripping it silently would export another id than the file's.
+    """
+    value = _optional(path, line, row, name, 1000)
+    if value is None:
+        return None
+    bad = bad_character(value)
+    if bad is not None:
+        raise InputError(
+            f"contains the control character {bad}; ids and system names must be plain text "
+            "on one line",
+            path=str(path),
+            line=line,
+            field=name,
+        )
+    if value != value.strip():
+        raise InputError(
+            "starts or ends with a space or other whitespace; names are kept as given, so "
+            "remove it in the file",
+            path=str(path),
+            line=line,
+            field=name,
+        )
+    return value
 
 
 def _record(
@@ -454,8 +588,8 @@ def _record(
 ) -> PairRecord:
     source = _text(path, line, row, names["source"] or "", limit)
     output = _text(path, line, row, names["output"] or "", limit)
-    ext = _optional(path, line, row, names["id"], 1000)
-    system = _optional(path, line, row, names["system"], 1000)
+    ext = _name(path, line, row, names["id"])
+    system = _name(path, line, row, names["system"])
     context = _optional(path, line, row, names["context"], limit)
     used = {n for n in names.values() if n}
     block = {k: row[k] for k in ANALYSIS_FIELDS if k in row and k not in used}

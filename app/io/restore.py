@@ -40,6 +40,7 @@ from app.store.schema import (
     SentenceRow,
     SentenceScoreRow,
 )
+from app.terminal import bad_character
 from models.checkers.base import Grain
 
 # Fields written by FactDesk's own JSONL export; restored on re-import, never kept as metadata.
@@ -121,6 +122,7 @@ class CheckerData:
     sentences: tuple[SentenceScoreData, ...]
     arcs: tuple[ArcScoreData, ...]
     runs_on: str | None = None  # where the scores were computed ("cpu int8"), when recorded
+    reason: str | None = None  # why the pair was not checked, when it was not
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,10 +196,18 @@ class _Check:
             raise self.fail(where, f"expected text, found {_kind(value)}")
         return value
 
-    def name(self, value: Any, where: str, *, nullable: bool = False) -> str | None:
+    def name(
+        self, value: Any, where: str, *, nullable: bool = False, plain: bool = True
+    ) -> str | None:
+        """A name (checker, version, reviewer, error type): commands print it, so it must hold
+        no control or format character (:func:`app.terminal.bad_character`) unless ``plain``
+        is False (an arc's label, which comes from the parse of the text)."""
         text = self.text(value, where, nullable=nullable)
         if text is not None and not text.strip():
             raise self.fail(where, "empty")
+        bad = None if text is None or not plain else bad_character(text)
+        if bad is not None:
+            raise self.fail(where, f"contains the control character {bad}; names are plain text")
         return text
 
     def choice(self, value: Any, where: str, choices: tuple[str, ...]) -> str:
@@ -318,7 +328,7 @@ def _arcs(value: Any, sentences: dict[int, SentenceData]) -> tuple[ArcData, ...]
             ArcData(
                 sentence=sidx,
                 index=index,
-                label=c.name(d.get("label"), f"{where}.label") or "",
+                label=c.name(d.get("label"), f"{where}.label", plain=False) or "",
                 head=c.whole(d.get("head"), f"{where}.head", 0, words),
                 child=c.whole(d.get("child"), f"{where}.child", 0, words),
                 head_span=c.span(d.get("head_span"), f"{where}.head_span", sent.start, sent.end),
@@ -410,6 +420,7 @@ def _checkers(
                 sentences=tuple(scores),
                 arcs=tuple(arc_scores),
                 runs_on=c.name(d.get("runs_on"), f"{where}.runs_on", nullable=True),
+                reason=c.text(d.get("reason"), f"{where}.reason", nullable=True),
             )
         )
     return tuple(out)
@@ -550,7 +561,11 @@ def write_analysis(
         common = {"run_id": run.id, "checker": checker.name, "version": run.version}
         s.add(
             PairScoreRow(
-                output_id=out.id, score=checker.score, not_checked=checker.not_checked, **common
+                output_id=out.id,
+                score=checker.score,
+                not_checked=checker.not_checked,
+                reason=checker.reason,
+                **common,
             )
         )
         for sent_score in checker.sentences:

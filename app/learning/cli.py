@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
+
+from app.terminal import shown, shown_json
 
 LEVELS = ("pair", "sentence", "arc")
 
@@ -52,7 +53,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    print(json.dumps(data, ensure_ascii=False, default=str) if args.json else text)
+    print(shown_json(data) if args.json else shown(text, lines=True))
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ from app.store.schema import (
     Setting,
     Source,
 )
+from app.terminal import bad_character, shown
 from models.errors import ProjectError
 
 
@@ -56,8 +57,11 @@ def check_reviewer(name: str) -> str:
     clean = name.strip()
     if not clean:
         raise ProjectError("The reviewer name is empty: give the name your judgments go under.")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in clean):
-        raise ProjectError(f"The reviewer name {clean!r} has a line break or control character.")
+    bad = bad_character(clean)
+    if bad is not None:
+        raise ProjectError(
+            f"The reviewer name '{shown(clean)}' has a line break or control character ({bad})."
+        )
     if len(clean) > 200:
         raise ProjectError(f"The reviewer name is {len(clean)} characters long; 200 at most.")
     return clean
@@ -562,7 +566,9 @@ class Project:
                 v = info["version"]
                 info["scored_pairs"] = s.scalar(
                     select(func.count(PairScoreRow.id)).where(
-                        PairScoreRow.checker == checker, PairScoreRow.version == v
+                        PairScoreRow.checker == checker,
+                        PairScoreRow.version == v,
+                        PairScoreRow.finished(),
                     )
                 )
                 info["mean_pair_score"] = s.scalar(

@@ -14,6 +14,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     CheckConstraint,
+    ColumnElement,
     DateTime,
     Float,
     ForeignKey,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    or_,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -150,6 +152,14 @@ class PairScoreRow(Base):
     # when it was checked. ``score`` is None then.
     reason: Mapped[str | None] = mapped_column(Text)
     __table_args__ = (UniqueConstraint("checker", "version", "output_id"),)
+
+    @classmethod
+    def finished(cls) -> ColumnElement[bool]:
+        """Rows that hold a result: a score, why the pair was not checked, or sentences not
+        checked. A row with none of these (a checker block begun and never finished, as an
+        export of a half-analysed pair brings it) is no result: analysis scores the pair again
+        and statistics do not count it."""
+        return or_(cls.score.is_not(None), cls.reason.is_not(None), cls.not_checked > 0)
 
 
 class SentenceScoreRow(Base):

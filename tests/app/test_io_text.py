@@ -19,11 +19,12 @@ SEPARATORS = ["\u2028", "\u2029", "\u0085", "\r", "\x0b", "\x0c", "\x1c", "\x1d"
 
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(c):04X}" for c in SEPARATORS])
 def test_jsonl_round_trip_keeps_line_separators_inside_strings(tmp_path: Path, sep: str) -> None:
+    # Texts keep them; ids and system names refuse them (issue 24 item 8: tests/app/test_io_names.py).
     record = {
-        "id": f"a{sep}b",
+        "id": "a-b",
         "source": f"The mayor opened the bridge.{sep}It cost four million euros.",
         "output": f"The mayor{sep}opened the bridge.",
-        "system": f"sys{sep}1",
+        "system": "sys-1",
         "context": f"Summarise{sep}this.",
         "meta": {"note": f"x{sep}y", "list": [f"{sep}"]},
     }
