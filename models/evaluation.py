@@ -387,6 +387,35 @@ def format_qa_table(qa: dict[str, dict[str, dict[str, float]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def nli_benchmarks(data_dir: Path, limit: int | None = None) -> dict[str, dict[str, float]]:
+    """Three-way accuracy and entailed-vs-rest AUC of the bundled NLI model on the NLI sets it
+    never trained on (MultiNLI dev-matched, SNLI test, ANLI); empty when it is not installed."""
+    from models.checkers.nli import BUNDLED_DIR
+    from models.checkers.nli import bundled_available as nli_available
+    from models.training.nli_data import ANLI, BENCHMARK_MNLI, BENCHMARK_SNLI, held_out
+    from models.training.nli_model import accuracy
+
+    if not nli_available():
+        return {}
+    return {
+        path: accuracy(BUNDLED_DIR, held_out(data_dir, path, limit))
+        for path in (BENCHMARK_MNLI, BENCHMARK_SNLI, ANLI)
+    }
+
+
+def format_nli_table(nli: dict[str, dict[str, float]]) -> str:
+    """The NLI model's held-out accuracy as a small table."""
+    if not nli:
+        return "NLI model: not installed (resources/models/nli)\n"
+    lines = ["Bundled NLI model on NLI sets it never trained on (three-way)"]
+    for path, d in nli.items():
+        lines.append(
+            f"  {path.rsplit('/', 1)[-1]:<42} accuracy {100 * d['accuracy']:.1f}  "
+            f"entailed-vs-rest AUC {d['auc_entailed']:.3f}  ({d['items']} items)"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def run_evaluation(
     data_dir: str | Path,
     *,
@@ -513,6 +542,7 @@ def run_evaluation(
 
     probes = load_probes()
     result["probes"] = probe_table(score_probes(loaded, probes, cache.parse), probes)
+    result["nli"] = nli_benchmarks(data_dir, limit)
     result["seconds"] = round(time.monotonic() - started)
     return result
 
@@ -605,6 +635,8 @@ def format_tables(result: dict[str, Any]) -> str:
         lines.append("Probe set of hard cases (resources/probes; threshold 0.5)")
         lines.append(format_probe_table(result["probes"]))
         lines.append("")
+    if "nli" in result:
+        lines.append(format_nli_table(result["nli"]))
     lines.append("checkers: " + "; ".join(f"{k} = {v}" for k, v in result["checkers"].items()))
     lines.append(f"evaluation time: {result.get('seconds', 0)} s")
     return "\n".join(lines)
@@ -625,8 +657,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--qa-only", action="store_true", help="only the QA row (answers read with their question)"
     )
+    parser.add_argument(
+        "--nli-only",
+        action="store_true",
+        help="only the NLI model's accuracy on MultiNLI dev-matched, SNLI test and ANLI",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     log = None if args.json else (lambda m: print(m, file=sys.stderr, flush=True))
+    if args.nli_only:
+        nli = nli_benchmarks(args.data, args.limit)
+        print(json.dumps({"nli": nli}, indent=2) if args.json else format_nli_table(nli))
+        return 0
     if args.qa_only:
         from models.training.examples import ParseCache
 

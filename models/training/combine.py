@@ -105,7 +105,14 @@ def collect(
     """Pair features and labels of every labelled training-side output."""
     from models.training.calibration_data import parse_cache, training_side_records
 
-    records = [r for r in training_side_records(data_dir) if r.faithful is not None]
+    # Only outputs the arc/support model never learnt from: its training targets (the span sets'
+    # and FactCC's training side) score far better than new text, which would teach the
+    # combiner to trust that model too much.
+    records = [
+        r
+        for r in training_side_records(data_dir)
+        if r.faithful is not None and r.dataset in UNSEEN
+    ]
     cache = parse_cache(work)
     docs = cache.parse([r.document for r in records], log)
     outs = cache.parse([r.summary for r in records], log)
@@ -120,10 +127,7 @@ def collect(
     ]
     x = np.array([[np.nan if v is None else v for v in r] for r in rows], np.float64)
     y = np.array([r.faithful for r in records], np.float64)
-    # Only outputs the arc/support model never learnt from: its training targets (the span sets'
-    # and FactCC's training side) score far better than new text, which would teach the
-    # combiner to trust that model too much.
-    keep = ~np.isnan(x).all(1) & np.array([r.dataset in UNSEEN for r in records])
+    keep = ~np.isnan(x).all(1)
     return x[keep], y[keep]
 
 
