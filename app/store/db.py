@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from sqlalchemy import URL, Engine, create_engine, event
 
+from app.store import names
 from models.errors import ProjectError
 
 if TYPE_CHECKING:
@@ -216,6 +217,7 @@ class _Shared:
     engine: Engine
     read_only: bool
     users: int
+    claim: names.Claim
 
 
 _registry_lock = threading.Lock()
@@ -230,31 +232,44 @@ def _key(path: Path) -> tuple[int, int]:
 def acquire(path: Path) -> tuple[Engine, bool]:
     """The engine of an existing project file, and whether it is read-only.
 
-    The first user in the process checks and migrates the file; later users (a worker job, an
-    in-process command) get the same engine. Give it back with :func:`release`.
+    The first user in the process claims the file's name across processes
+    (:mod:`app.store.names`: a hard link or bind mount of a file another process has open is
+    opened under that process's name), checks and migrates the file; later users (a worker job,
+    an in-process command) get the same engine. Give it back with :func:`release`.
     """
     with _registry_lock:
         key = _key(path)
         shared = _registry.get(key)
         if shared is None:
-            read_only = not is_writable(path)
-            info = inspect_file(path, read_only=read_only)
-            if read_only and info.revision != head_revision():
-                raise ProjectError(
-                    f"{path}: read-only, and its schema (revision {info.revision}) needs an "
-                    f"upgrade to {head_revision()} that cannot be written; open a writable copy."
-                )
-            engine = make_engine(path, read_only=read_only)
+            claim = names.claim(path)
             try:
-                migrate(engine, path, info.revision)
-                if not read_only:
-                    checkpoint(engine)
-            except Exception:
-                engine.dispose()
+                engine, read_only = _open_engine(claim.name)
+            except BaseException:
+                claim.release()
                 raise
-            shared = _registry[key] = _Shared(engine, read_only, 0)
+            shared = _registry[key] = _Shared(engine, read_only, 0, claim)
         shared.users += 1
         return shared.engine, shared.read_only
+
+
+def _open_engine(path: Path) -> tuple[Engine, bool]:
+    """Check, migrate and open ``path`` (the name claimed for it)."""
+    read_only = not is_writable(path)
+    info = inspect_file(path, read_only=read_only)
+    if read_only and info.revision != head_revision():
+        raise ProjectError(
+            f"{path}: read-only, and its schema (revision {info.revision}) needs an "
+            f"upgrade to {head_revision()} that cannot be written; open a writable copy."
+        )
+    engine = make_engine(path, read_only=read_only)
+    try:
+        migrate(engine, path, info.revision)
+        if not read_only:
+            checkpoint(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine, read_only
 
 
 def create(path: Path) -> Engine:
@@ -264,10 +279,11 @@ def create(path: Path) -> Engine:
         try:
             migrate(engine, path, None)
             key = _key(path)
+            claim = names.claim(path)
         except Exception:
             engine.dispose()
             raise
-        _registry[key] = _Shared(engine, False, 1)
+        _registry[key] = _Shared(engine, False, 1, claim)
         return engine
 
 
@@ -280,6 +296,7 @@ def release(engine: Engine) -> None:
                 if shared.users <= 0:
                     del _registry[key]
                     engine.dispose()
+                    shared.claim.release()
                 return
     engine.dispose()  # not registered (made directly): close it all the same
 
