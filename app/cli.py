@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--skip-invalid", action="store_true", help="score valid records, report the rest"
     )
+    c.add_argument(
+        "--force", action="store_true", help="replace an existing OUT file (never the input)"
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_score)
 
@@ -416,6 +419,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
                 settings={"checkers": [f"{c.name} {c.version}" for c in checkers]},
                 pairs_per_part=args.pairs_per_part,
                 skip_invalid=args.skip_invalid,
+                force=args.force,
                 progress=update,
             )
         finally:
@@ -437,22 +441,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from app.io.exporter import export
+    from app.io.output import output_target
     from app.store import Project
 
-    out = Path(args.out)
-    if out.is_dir():
-        raise InputError("is a folder; give a file name to export to", path=args.out)
-    if not out.absolute().parent.is_dir():
-        raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
+    output_target(args.out)  # refused before the project is opened
     with Project.open(args.project) as project:
-        project.refuse_output(args.out)
-        try:
-            n = export(project, args.out, fmt=args.format)
-        except OSError as exc:  # disk full, no permission: the project itself is not touched
-            raise InputError(
-                f"cannot write the export ({exc.strerror or exc}); nothing was written",
-                path=args.out,
-            ) from exc
+        n = export(project, args.out, fmt=args.format)
     _emit(
         args,
         {"written": n, "path": args.out, "format": args.format},

@@ -309,7 +309,7 @@ def project_files(path: Path) -> list[Path]:
 
 
 def refuse_project_output(project_path: Path, out: Path, *, action: str = "write") -> None:
-    """Refuse to write ``out`` (or its ``.part``) when it is the project or one of its side files.
+    """Refuse to write ``out`` when it is the project or one of its side files.
 
     Links are resolved, and an existing file is compared by identity, so a symlink or a hard link
     to the project is caught as well as its own name.
@@ -318,16 +318,15 @@ def refuse_project_output(project_path: Path, out: Path, *, action: str = "write
         ProjectError: ``out`` is the project, its -wal, -shm or -journal.
     """
     mine = project_files(project_path)
-    for candidate in (Path(out), Path(out).with_name(Path(out).name + ".part")):
-        real = candidate.resolve()
-        same = real in mine
-        if not same and real.exists():
-            same = any(p.exists() and os.path.samefile(real, p) for p in mine)
-        if same:
-            raise ProjectError(
-                f"{out}: is the project file {project_path} (or its {', '.join(SIDE_FILES)}); "
-                f"refusing to {action} it. Choose another file name."
-            )
+    real = Path(out).resolve()
+    same = real in mine
+    if not same and real.exists():
+        same = any(p.exists() and os.path.samefile(real, p) for p in mine)
+    if same:
+        raise ProjectError(
+            f"{out}: is the project file {project_path} (or its {', '.join(SIDE_FILES)}); "
+            f"refusing to {action} it. Choose another file name."
+        )
 
 
 def describe_sqlite_error(path: Path, exc: BaseException) -> str | None:
