@@ -52,15 +52,14 @@ def _sqlite_uri(path: Path, mode: str) -> str:
 
 
 def _read_only_uri(path: Path) -> str:
-    """How to read a project that cannot be written.
+    """How to read a file without writing anything beside it.
 
-    In a read-only folder SQLite cannot create the -shm it needs to read a WAL file; when there
-    is no -wal (the project was closed cleanly) the file alone is the whole project and can be
-    read as immutable.
+    A reader of a WAL file needs a -shm, which SQLite would create (and leave) beside it, or
+    cannot create in a read-only folder. With no -wal at all no program has the file open (one
+    that does keeps its -wal) and the file alone is the whole project: it is read as immutable,
+    creating nothing. Otherwise the -wal holds commits and is read with the -shm that is there.
     """
-    folder_writable = os.access(Path(path).absolute().parent, os.W_OK)
-    wal = Path(str(path) + "-wal")
-    if folder_writable or (wal.exists() and wal.stat().st_size > 0):
+    if Path(str(path) + "-wal").exists():
         return _sqlite_uri(path, "ro")
     return _sqlite_uri(path, "ro") + "&immutable=1"
 
@@ -142,6 +141,14 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
     except sqlite3.Error as exc:
         raise ProjectError(f"{path}: cannot be opened ({exc}).") from exc
     try:
+        return inspect_connection(con, path)
+    finally:
+        con.close()
+
+
+def inspect_connection(con: sqlite3.Connection, path: Path) -> FileInfo:
+    """:func:`inspect_file` on an open connection; messages name ``path``."""
+    try:
         tables = frozenset(
             r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         )
@@ -155,8 +162,6 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
             f"{path}: damaged project file ({exc}); it may be truncated. "
             "Restore it from a copy; the file was left untouched."
         ) from exc
-    finally:
-        con.close()
     if not tables:
         raise ProjectError(f"{path}: empty file; create a project with 'factdesk new'.")
     if "alembic_version" not in tables:
@@ -184,6 +189,46 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
             f"{path}: not a FactDesk project (no table {', '.join(sorted(missing))})."
         )
     return FileInfo(tables, revision)
+
+
+def open_copy(path: Path) -> Engine:
+    """A private copy of the project file ``path`` in memory, migrated to this version.
+
+    The file is read without writing anything: nothing is created beside it (a -shm that
+    reading a left-over -wal needed is removed again) and nothing is left on disk, even by a
+    killed process. Errors name ``path``.
+
+    Raises:
+        ProjectError: ``path`` is not a FactDesk project, is damaged, or is newer.
+    """
+    from sqlalchemy.pool import StaticPool
+
+    shm = Path(f"{path}-shm")
+    had_shm = shm.exists()
+    memory = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        try:
+            src = sqlite3.connect(_read_only_uri(path), uri=True)
+            try:
+                src.backup(memory)
+            finally:
+                src.close()
+        except sqlite3.Error as exc:
+            raise ProjectError(f"{path}: cannot be read as a FactDesk project ({exc}).") from exc
+        finally:
+            if not had_shm:
+                shm.unlink(missing_ok=True)
+        info = inspect_connection(memory, path)
+    except BaseException:
+        memory.close()
+        raise
+    engine = create_engine("sqlite://", creator=lambda: memory, poolclass=StaticPool)
+    try:
+        migrate(engine, path, info.revision)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
 
 
 def migrate(engine: Engine, path: Path, current: str | None) -> None:
