@@ -276,7 +276,7 @@ def _check_out(out: Path, single: bool, files: Sequence[Path], force: bool) -> N
 
 def _join(parts: Sequence[Part], folder: Path, out: Path) -> None:
     """Join the parts into ``out`` (complete or absent: renamed at the end); remove the parts."""
-    with write_atomically(out, binary=True) as dest:
+    with write_atomically(out, what="the scored corpus", binary=True) as dest:
         for part in parts:
             with open(folder / f"part-{part.index:05d}.jsonl", "rb") as src:
                 shutil.copyfileobj(src, dest)

@@ -703,6 +703,6 @@ def write_report(
     text = render(
         project, checker=checker, threshold=threshold, progress=progress, should_stop=should_stop
     )
-    with write_atomically(out) as fh:
+    with write_atomically(out, what="the report") as fh:
         fh.write(text)
     return out

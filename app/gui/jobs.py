@@ -91,6 +91,7 @@ def run_export(req: ExportRequest, ctx: JobContext) -> int:
     from app.io.exporter import export
 
     with Project.open(req.project_path) as project:
+        project.refuse_output(req.out)
         return export(project, req.out, fmt=req.fmt, progress=ctx.progress)
 
 

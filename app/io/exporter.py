@@ -82,7 +82,7 @@ def export(
     project.refuse_output(out)
     writer = {"jsonl": _jsonl, "csv": _csv, "dae-arcs": _dae}[fmt]
     total = project.count_pairs()
-    with write_atomically(out) as fh:
+    with write_atomically(out, what="the export") as fh:
         return writer(project, fh, total, progress)
 
 

@@ -60,11 +60,13 @@ def output_target(out: str | Path) -> Path:
 
 
 @contextlib.contextmanager
-def write_atomically(out: str | Path, *, binary: bool = False) -> Iterator[IO[Any]]:
+def write_atomically(
+    out: str | Path, *, what: str = "the file", binary: bool = False
+) -> Iterator[IO[Any]]:
     """A file to write the whole of ``out`` into; it replaces ``out`` when the block ends.
 
     Text is UTF-8 with newlines as written. An error or interrupt in the block leaves ``out``
-    as it was and removes the temporary file.
+    as it was and removes the temporary file. ``what`` names the file in errors ("the export").
 
     Raises:
         InputError: ``out`` cannot be written (see :func:`output_target`), or writing failed
@@ -74,7 +76,7 @@ def write_atomically(out: str | Path, *, binary: bool = False) -> Iterator[IO[An
     try:
         fd, named = _new_file(target)
     except OSError as exc:
-        raise _failed(out, exc) from exc
+        raise _failed(out, what, exc) from exc
     try:
         with os.fdopen(fd, "w+b" if binary else "w+", **_text(binary)) as fh:
             yield fh
@@ -88,7 +90,7 @@ def write_atomically(out: str | Path, *, binary: bool = False) -> Iterator[IO[An
         os.replace(named, target)
         named = None
     except OSError as exc:
-        raise _failed(out, exc) from exc
+        raise _failed(out, what, exc) from exc
     finally:
         if named is not None:
             named.unlink(missing_ok=True)
@@ -98,8 +100,10 @@ def _text(binary: bool) -> dict[str, str]:
     return {} if binary else {"encoding": "utf-8", "newline": ""}
 
 
-def _failed(out: str | Path, exc: OSError) -> InputError:
-    return InputError(f"cannot write ({exc.strerror or exc}); nothing was written", path=str(out))
+def _failed(out: str | Path, what: str, exc: OSError) -> InputError:
+    return InputError(
+        f"cannot write {what} ({exc.strerror or exc}); nothing was written", path=str(out)
+    )
 
 
 def _new_file(target: Path) -> tuple[int, Path | None]:

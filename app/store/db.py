@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from sqlalchemy import URL, Engine, create_engine, event
 
-from app.store import names
+from app.store import names, sides
 from models.errors import ProjectError
 
 if TYPE_CHECKING:
@@ -300,6 +300,8 @@ def acquire(path: Path) -> tuple[Engine, bool]:
 def _open_engine(path: Path) -> tuple[Engine, bool]:
     """Check, migrate and open ``path`` (the name claimed for it)."""
     read_only = not is_writable(path)
+    if not read_only:
+        sides.make_writable(path)
     info = inspect_file(path, read_only=read_only)
     if read_only and info.revision != head_revision():
         raise ProjectError(

@@ -107,3 +107,110 @@ def test_a_name_this_process_cannot_reach_is_refused(tmp_path: Path) -> None:
         moved.rename(a)
         settle(other)
     assert intact(a)
+
+
+# ---------------------------------------------------------------------- side files (item 7)
+def as_plain_user(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` where file permissions apply: as root, without the capability to
+    override them (root ignores a read-only file otherwise)."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if not Path("/usr/bin/setpriv").exists():
+            pytest.skip("needs setpriv to drop root's permission override")
+        prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+    return subprocess.run(
+        [*prefix, sys.executable, "-c", script, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+LEFTOVER = """
+import os, shutil, sys
+from pathlib import Path
+from app.store import Project
+folder = Path(sys.argv[1])
+live = Project.create(folder / "live.factdesk")
+live.set_setting("kept", "in the wal")
+left = folder / "left.factdesk"  # what a crash leaves: the file, its -wal and -shm
+for suffix in ("", "-wal", "-shm"):
+    shutil.copy(f"{live.path}{suffix}", f"{left}{suffix}")
+live.close()
+for suffix in sys.argv[2].split(","):
+    os.chmod(f"{left}{suffix}", 0o444)
+for attempt in range(2):
+    with Project.open(left) as p:
+        assert p.get_setting("kept") == "in the wal", p.get_setting("kept")
+        p.set_setting("attempt", attempt)
+print("ok", sorted(x.name for x in folder.iterdir()))
+"""
+
+
+@pytest.mark.parametrize("read_only", ["-shm", "-wal", "-wal,-shm"])
+def test_a_read_only_leftover_side_file_does_not_keep_the_project_read_only(
+    tmp_path: Path, read_only: str
+) -> None:
+    tmp_path.chmod(0o777)
+    done = as_plain_user(LEFTOVER, str(tmp_path), read_only)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok ['left.factdesk', 'live.factdesk']"
+
+
+IN_USE = """
+import os, sys
+from pathlib import Path
+from app.store import Project
+from models.errors import ProjectError
+path = Path(sys.argv[1])
+os.chmod(f"{path}-shm", 0o444)
+try:
+    Project.open(path).set_setting("x", 1)
+except ProjectError as exc:
+    print(exc)
+"""
+
+
+def test_a_read_only_side_file_of_a_project_in_use_is_explained(tmp_path: Path) -> None:
+    path = tmp_path / "p.factdesk"
+    Project.create(path).close()
+    tmp_path.chmod(0o777)
+    other = holder(path, "x")
+    try:
+        done = as_plain_user(IN_USE, str(path))
+    finally:
+        settle(other)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n") == 1
+    assert f"{path}-shm is read-only and another program has the project open" in done.stdout
+
+
+NO_STRAYS = """
+import os, sqlite3, sys
+from pathlib import Path
+from app.cli import main
+folder = Path(sys.argv[1])
+foreign = folder / "other.db"  # another program's database, in WAL mode, read-only
+con = sqlite3.connect(foreign)
+con.execute("PRAGMA journal_mode=WAL")
+con.execute("CREATE TABLE t (x)")
+con.commit()
+con.close()
+os.chmod(foreign, 0o444)
+assert main(["stats", str(foreign)]) == 2
+main(["new", str(folder / "p.factdesk")])
+os.chmod(folder / "p.factdesk", 0o444)
+assert main(["stats", str(folder / "p.factdesk")]) == 0
+assert main(["merge", str(folder / "t.factdesk"), str(foreign)]) == 2
+print(sorted(x.name for x in folder.iterdir()))
+"""
+
+
+def test_refused_and_read_only_files_get_no_stray_side_files(tmp_path: Path) -> None:
+    tmp_path.chmod(0o777)
+    Project.create(tmp_path / "t.factdesk").close()
+    done = as_plain_user(NO_STRAYS, str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['other.db', 'p.factdesk', 't.factdesk']"
