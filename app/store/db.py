@@ -16,7 +16,9 @@ written by a newer FactDesk, is refused and left byte for byte as it was (no swi
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -24,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event, insert
+from sqlalchemy.exc import DBAPIError
 
 from app.store import names, sides
 from models.errors import ProjectError
@@ -319,19 +322,79 @@ def _open_engine(path: Path) -> tuple[Engine, bool]:
     return engine, read_only
 
 
-def create(path: Path) -> Engine:
-    """Create a new project file (which must not exist) and register its engine."""
-    with _registry_lock:
-        engine = make_engine(path)
-        try:
-            migrate(engine, path, None)
-            key = _key(path)
-            claim = names.claim(path)
-        except Exception:
-            engine.dispose()
+def create(path: Path, settings: dict[str, object]) -> Engine:
+    """Create a new project file (which must not exist) holding ``settings``; its engine.
+
+    The file is built under a fresh hidden name beside ``path`` and given its name only when
+    complete (a hard link, which never replaces a file), so a failure (a full disk) leaves no
+    file, not even an empty one. Give the engine back with :func:`release`.
+
+    Raises:
+        ProjectError: ``path`` exists, or the file cannot be written (disk full, permission).
+    """
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        _build(tmp, settings)
+        _name_new(tmp, path)
+    except FileExistsError as exc:
+        raise ProjectError(f"{path}: already exists; open it instead.") from exc
+    except (OSError, DBAPIError) as exc:
+        reason = describe_sqlite_error(path, exc) if isinstance(exc, DBAPIError) else None
+        if isinstance(exc, OSError) or (reason and "disk full" in reason):
+            why = "disk full" if _is_full(exc) else f"cannot be written ({_strerror(exc)})"
+            raise ProjectError(
+                f"{path}: {why}; no project was created."
+                + (" Free some space and try again." if why == "disk full" else "")
+            ) from exc
+        raise
+    finally:
+        for suffix in ("", *SIDE_FILES):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    return acquire(path)[0]
+
+
+def _build(tmp: Path, settings: dict[str, object]) -> None:
+    from app.store.schema import Setting
+
+    engine = make_engine(tmp)
+    try:
+        migrate(engine, tmp, None)
+        with engine.begin() as conn:
+            conn.execute(
+                insert(Setting.__table__),  # type: ignore[arg-type]
+                [{"key": k, "value": v} for k, v in settings.items()],
+            )
+    finally:
+        engine.dispose()  # the last connection: the -wal is folded into the file
+    wal = Path(f"{tmp}-wal")
+    if wal.exists() and wal.stat().st_size > 0:  # the fold failed (a full disk)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+
+
+def _name_new(tmp: Path, path: Path) -> None:
+    """Give the finished file ``tmp`` the name ``path``, never replacing a file there."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
-        _registry[key] = _Shared(engine, False, 1, claim)
-        return engine
+        if path.exists() or path.is_symlink():  # no hard links here: checked, then renamed
+            raise FileExistsError(errno.EEXIST, "exists", str(path)) from exc
+        os.replace(tmp, path)
+
+
+def _is_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return "disk is full" in str(getattr(exc, "orig", exc)).lower()
+
+
+def _strerror(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(getattr(exc, "orig", exc))
 
 
 def release(engine: Engine) -> None:

@@ -104,7 +104,10 @@ class Project:
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def create(cls, path: str | Path) -> Project:
-        """Create a new project file; refuses to overwrite an existing file."""
+        """Create a new project file; refuses to overwrite an existing file.
+
+        The file appears under its name only when complete (see :func:`app.store.db.create`).
+        """
         path = Path(path)
         if path.suffix != SUFFIX:
             path = path.with_name(path.name + SUFFIX) if not path.suffix else path
@@ -112,15 +115,12 @@ class Project:
             raise ProjectError(f"{path}: already exists; open it instead.")
         if not path.parent.exists():
             raise ProjectError(f"{path.parent}: no such folder.")
+        settings = {"taxonomy": DEFAULT_TAXONOMY, "created_at": now().isoformat()}
         try:
-            engine = db.create(path)
+            engine = db.create(path, settings)
         except DBAPIError as exc:
             _reraise(path, exc)
-        project = cls(path, engine)
-        with project.session() as s:
-            s.add(Setting(key="taxonomy", value=DEFAULT_TAXONOMY))
-            s.add(Setting(key="created_at", value=now().isoformat()))
-        return project
+        return cls(path, engine)
 
     @classmethod
     def open(cls, path: str | Path) -> Project:

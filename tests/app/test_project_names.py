@@ -214,3 +214,56 @@ def test_refused_and_read_only_files_get_no_stray_side_files(tmp_path: Path) -> 
     done = as_plain_user(NO_STRAYS, str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['other.db', 'p.factdesk', 't.factdesk']"
+
+
+# ---------------------------------------------------------------------- a full disk (item 6)
+def test_new_on_a_full_disk_leaves_nothing_and_new_works_afterwards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from app.cli import main
+    from app.store import db
+
+    def full(*_a: object, **_k: object) -> None:
+        raise OperationalError(
+            "CREATE TABLE", {}, sqlite3.OperationalError("database or disk is full")
+        )
+
+    path = tmp_path / "p.factdesk"
+    with monkeypatch.context() as m:
+        m.setattr(db, "migrate", full)
+        assert main(["new", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"factdesk: error: {path}: disk full; no project was created. Free some space and try again.\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # no 0-byte file, no temporary file
+    assert main(["new", str(path)]) == 0
+    assert main(["stats", str(path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.factdesk"]
+
+
+def test_new_that_fails_on_write_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from app.cli import main
+
+    real_link = os.link
+
+    def full(*_a: object, **_k: object) -> None:  # the last step, naming the finished file
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    path = tmp_path / "p.factdesk"
+    with monkeypatch.context() as m:
+        m.setattr(os, "link", full)
+        m.setattr(os, "replace", full)
+        assert main(["new", str(path)]) == 2
+    assert "no project was created" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert os.link is real_link and main(["new", str(path)]) == 0
