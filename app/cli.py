@@ -2,8 +2,9 @@
 
 Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``score``, ``export``,
 ``stats``, ``merge``, ``agreement``, ``familiarity``, ``report``, ``calibrate``, ``adapt``,
-``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` on import, analyze and
-stats prints one JSON object on stdout. Errors exit non-zero with a one-line reason on stderr.
+``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` prints one JSON object
+on stdout. Errors exit non-zero (:data:`EXIT_CODES`) with a one-line reason on stderr, or with
+``--json`` as ``{"error": reason, "code": exit code}`` on stdout; never a traceback.
 """
 
 from __future__ import annotations
@@ -16,45 +17,102 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from models.errors import FactDeskError, InputError
 
+# What the exit status says (README, "Exit codes").
+EXIT_CODES = {
+    0: "done",
+    1: "stopped before the end (analyze cancelled); finished work is kept",
+    2: "refused or failed: bad input, a file that cannot be read or written, a bad option",
+    3: "an internal error (a bug): please report it with the command that caused it",
+    130: "interrupted (Ctrl-C); what was finished is kept, as the message says",
+}
+# Arguments that name a file or folder: an empty one is refused by name.
+_PATH_ARGS = ("project", "file", "out", "input")
+
+
+class UsageError(Exception):
+    """A command line argparse cannot read: said in one line, like every other error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["eval"]:
-        # eval's own parser reads its options (argparse's REMAINDER refuses a leading --option)
-        args = argparse.Namespace(func=_cmd_eval, rest=argv[1:], project=None)
-    else:
-        args = parser.parse_args(argv)
+    as_json = "--json" in argv  # until the arguments are read
+    args: argparse.Namespace | None = None
     try:
+        if argv[:1] == ["eval"]:
+            # eval's own parser reads its options (argparse's REMAINDER refuses a leading --option)
+            args = argparse.Namespace(func=_cmd_eval, rest=argv[1:], project=None)
+        else:
+            args = _parser().parse_args(argv)
+            as_json = bool(getattr(args, "json", False))
+        _refuse_empty_names(args)
         return int(args.func(args) or 0)
+    except UsageError as exc:
+        return _fail(str(exc), 2, as_json)
     except FactDeskError as exc:
-        print(f"factdesk: error: {_describe(exc)}", file=sys.stderr)
-        return 2
+        return _fail(_describe(exc), 2, as_json)
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        print(f"factdesk: error: {where}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(
-            f"factdesk: interrupted; {_INTERRUPTED.get(args.func, '')}".rstrip("; "),
-            file=sys.stderr,
+        return _fail(
+            f"{where}: {exc.strerror or exc}; check the name and its permissions", 2, as_json
         )
-        return 130
+    except KeyboardInterrupt:
+        left = _INTERRUPTED.get(args.func) if args is not None else None
+        said = as_json and args is not None and getattr(args, "json_emitted", False)
+        return _fail(
+            "interrupted" + (f"; {left}" if left else ""), 130, as_json and not said, kind=""
+        )
+    except RecursionError:
+        return _fail("input nested too deeply to read; nothing was changed", 2, as_json)
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, never a traceback
+        if os.environ.get("FACTDESK_TRACEBACK"):
+            raise
+        return _fail(
+            f"internal error ({_plain(exc)}); nothing more was done. Please report it with the "
+            "command (FACTDESK_TRACEBACK=1 shows where it happened)",
+            3,
+            as_json,
+        )
+
+
+def _fail(message: str, code: int, as_json: bool, *, kind: str = "error") -> int:
+    """Say why the command failed, once: a line on stderr, or a JSON object on stdout."""
+    if as_json:
+        print(json.dumps({"error": message, "code": code}, ensure_ascii=False))
+    else:
+        print(f"factdesk: {kind}: {message}" if kind else f"factdesk: {message}", file=sys.stderr)
+    return code
+
+
+def _plain(exc: BaseException) -> str:
+    """An unexpected error's message without its class name (never shown to users)."""
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else "no message"
+
+
+def _refuse_empty_names(args: argparse.Namespace) -> None:
+    for name in _PATH_ARGS:
+        if getattr(args, name, None) == "":
+            raise UsageError(f"the {name.upper()} argument is empty; give a file name")
+    if "" in (getattr(args, "others", None) or []):
+        raise UsageError("an OTHER argument is empty; give a file name")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="factdesk", description="Check machine-written text against its source."
-    )
+    p = _Parser(prog="factdesk", description="Check machine-written text against its source.")
     p.set_defaults(func=_cmd_window, project=None)
-    sub = p.add_subparsers(title="commands")
+    sub = p.add_subparsers(title="commands", metavar="COMMAND")
 
     c = sub.add_parser("new", help="create an empty project file")
     c.add_argument("project")
@@ -242,9 +300,11 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
 
 
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
-    print(
-        json.dumps(data, ensure_ascii=False, default=str) if getattr(args, "json", False) else text
-    )
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, default=str))
+        args.json_emitted = True  # a failure after this (Ctrl-C) adds no second object
+    else:
+        print(text)
 
 
 # ---------------------------------------------------------------------- commands
@@ -273,6 +333,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         raise FactDeskError(
             f"--max-field-chars must be a positive number of characters, not {args.max_field_chars}"
         )
+    if Path(args.file).is_dir():
+        raise InputError("is a folder; give a JSONL, CSV or TSV file to import", path=args.file)
     with Project.open(args.project) as project:
         if args.reviewer is not None:
             project.set_annotator(args.reviewer)
@@ -642,6 +704,7 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
     _cmd_report: "no report was written",
     _cmd_score: "finished parts and chunks are saved; run the same command again to resume",
     _cmd_demo: "finished work is saved; run demo again to resume",
+    _cmd_merge: "nothing was merged (a merge is one transaction)",
 }
 
 

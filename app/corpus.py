@@ -87,7 +87,7 @@ def input_files(src: str | Path) -> list[Path]:
             raise InputError("no .jsonl files in this folder", path=str(path))
         return files
     if not path.is_file():
-        raise InputError("no such file or folder", path=str(path))
+        raise InputError("no such file or folder; check the name", path=str(path))
     return [path]
 
 

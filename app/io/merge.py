@@ -225,8 +225,12 @@ def merge(
         path = Path(other)
         if path.exists() and path.samefile(project.path):
             raise ProjectError(f"{path}: this is the target project itself; merge other files.")
+        if path.is_dir():
+            raise InputError(
+                "is a folder; give a project file or a JSONL export to merge", path=str(path)
+            )
         if not path.is_file():
-            raise InputError("no such file", path=str(path))
+            raise InputError("no such file; check the name", path=str(path))
         if _is_project_file(path):
             file_report = FileReport(str(path), "project")
             incoming = _project_pairs(path, file_report)

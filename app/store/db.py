@@ -160,7 +160,10 @@ def inspect_connection(con: sqlite3.Connection, path: Path) -> FileInfo:
             revisions = [r[0] for r in con.execute("SELECT version_num FROM alembic_version")]
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc):
-            raise ProjectError(f"{path}: not a FactDesk project (not an SQLite file).") from exc
+            raise ProjectError(
+                f"{path}: not a FactDesk project (not an SQLite file); give a project file "
+                "made with 'factdesk new'."
+            ) from exc
         raise ProjectError(
             f"{path}: damaged project file ({exc}); it may be truncated. "
             "Restore it from a copy; the file was left untouched."

@@ -109,12 +109,17 @@ class Project:
         The file appears under its name only when complete (see :func:`app.store.db.create`).
         """
         path = Path(path)
+        if path.name in ("", "..") or path.is_dir():
+            raise ProjectError(
+                f"{path}: is a folder; give a file name for the new project, "
+                f"e.g. {path / ('review' + SUFFIX)}"
+            )
         if path.suffix != SUFFIX:
             path = path.with_name(path.name + SUFFIX) if not path.suffix else path
         if path.exists() or path.is_symlink():
             raise ProjectError(f"{path}: already exists; open it instead.")
         if not path.parent.exists():
-            raise ProjectError(f"{path.parent}: no such folder.")
+            raise ProjectError(f"{path.parent}: no such folder; create it first, or give another.")
         settings = {"taxonomy": DEFAULT_TAXONOMY, "created_at": now().isoformat()}
         try:
             engine = db.create(path, settings)
@@ -131,7 +136,9 @@ class Project:
         """
         path = Path(path)
         if not path.is_file():
-            raise ProjectError(f"{path}: no such project file.")
+            raise ProjectError(
+                f"{path}: no such project file; check the name, or create one with 'factdesk new'."
+            )
         try:
             engine, read_only = db.acquire(path)
         except DBAPIError as exc:
