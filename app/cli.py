@@ -64,9 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        return _fail(
-            f"{where}: {exc.strerror or exc}; check the name and its permissions", 2, as_json
-        )
+        said = f"{exc.strerror or exc}; check the name and its permissions"
+        return _fail(said if where is None else f"{where}: {said}", 2, as_json)
     except KeyboardInterrupt:
         left = _INTERRUPTED.get(args.func) if args is not None else None
         said = as_json and args is not None and getattr(args, "json_emitted", False)

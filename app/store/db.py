@@ -421,16 +421,28 @@ def project_files(path: Path) -> list[Path]:
     return [real] + [real.with_name(real.name + s) for s in SIDE_FILES]
 
 
-def refuse_project_output(project_path: Path, out: Path, *, action: str = "write") -> None:
+def claimed_name(engine: Engine) -> Path | None:
+    """The name SQLite was given for the file of ``engine`` (see :mod:`app.store.names`)."""
+    with _registry_lock:
+        for shared in _registry.values():
+            if shared.engine is engine:
+                return shared.claim.name
+    return None
+
+
+def refuse_project_output(
+    project_path: Path, out: Path, *, action: str = "write", also: Path | None = None
+) -> None:
     """Refuse to write ``out`` when it is the project or one of its side files.
 
     Links are resolved, and an existing file is compared by identity, so a symlink or a hard link
-    to the project is caught as well as its own name.
+    to the project is caught as well as its own name; ``also``: the name the project is open
+    under, whose side files are the ones in use.
 
     Raises:
         ProjectError: ``out`` is the project, its -wal, -shm or -journal.
     """
-    mine = project_files(project_path)
+    mine = project_files(project_path) + (project_files(also) if also is not None else [])
     real = Path(out).resolve()
     same = real in mine
     if not same and real.exists():

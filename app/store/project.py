@@ -185,7 +185,9 @@ class Project:
 
     def refuse_output(self, out: str | Path, *, action: str = "write") -> None:
         """Refuse an output path that is this project or its -wal/-shm (links resolved)."""
-        db.refuse_project_output(self.path, Path(out), action=action)
+        db.refuse_project_output(
+            self.path, Path(out), action=action, also=db.claimed_name(self.engine)
+        )
 
     # ------------------------------------------------------------------ settings
     def get_setting(self, key: str, default: Any = None) -> Any:

@@ -69,6 +69,7 @@ def failing_commands(d: Path) -> list[list[str]]:
         ["calibrate", p],
         ["stats"],
         ["frobnicate"],
+        ["eval", "--limit", "x"],
     ]
 
 

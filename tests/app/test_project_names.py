@@ -77,6 +77,22 @@ def test_two_names_of_one_project_across_processes_lose_nothing(tmp_path: Path) 
     assert not list(tmp_path.glob("b.factdesk-*"))  # one -wal only, beside the first name
 
 
+def test_the_side_files_in_use_are_refused_as_outputs_under_any_name(tmp_path: Path) -> None:
+    from app.io.exporter import export
+
+    a = tmp_path / "a.factdesk"
+    Project.create(a).close()
+    b = tmp_path / "b.factdesk"
+    os.link(a, b)
+    other = holder(a, "x")
+    try:
+        with Project.open(b) as p:
+            with pytest.raises(ProjectError, match="is the project file"):
+                export(p, tmp_path / "a.factdesk-wal")
+    finally:
+        settle(other)
+
+
 def test_a_crash_under_one_name_is_read_back_under_another(tmp_path: Path) -> None:
     a = tmp_path / "a.factdesk"
     Project.create(a).close()
