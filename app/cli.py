@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from models.errors import FactDeskError, InputError
+from models.errors import FactDeskError, InputError, UsageError
 
 # What the exit status says (README, "Exit codes").
 EXIT_CODES = {
@@ -33,11 +33,9 @@ EXIT_CODES = {
 _PATH_ARGS = ("project", "file", "out", "input")
 
 
-class UsageError(Exception):
-    """A command line argparse cannot read: said in one line, like every other error."""
-
-
 class _Parser(argparse.ArgumentParser):
+    """Says what argparse cannot read in one line, like every other error (not usage + exit)."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
@@ -55,8 +53,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             as_json = bool(getattr(args, "json", False))
         _refuse_empty_names(args)
         return int(args.func(args) or 0)
-    except UsageError as exc:
-        return _fail(str(exc), 2, as_json)
     except FactDeskError as exc:
         return _fail(_describe(exc), 2, as_json)
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
@@ -64,8 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        said = f"{exc.strerror or exc}; check the name and its permissions"
-        return _fail(said if where is None else f"{where}: {said}", 2, as_json)
+        why = f"{exc.strerror or exc}; check the name and its permissions"
+        return _fail(why if where is None else f"{where}: {why}", 2, as_json)
     except KeyboardInterrupt:
         left = _INTERRUPTED.get(args.func) if args is not None else None
         said = as_json and args is not None and getattr(args, "json_emitted", False)

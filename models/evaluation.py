@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from models.errors import InputError
+from models.errors import UsageError
 
 Progress = Callable[[str], None]
 REPO = Path(__file__).resolve().parents[1]
@@ -608,10 +608,10 @@ def format_tables(result: dict[str, Any]) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Option errors as a one-line :class:`InputError` (the CLI prints it, as JSON with --json)."""
+    """Option errors as a one-line :class:`UsageError` (the CLI prints it, as JSON with --json)."""
 
     def error(self, message: str) -> NoReturn:
-        raise InputError(f"{message} (see '{self.prog} --help')")
+        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

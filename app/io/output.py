@@ -78,7 +78,10 @@ def write_atomically(
     except OSError as exc:
         raise _failed(out, what, exc) from exc
     try:
-        with os.fdopen(fd, "w+b" if binary else "w+", **_text(binary)) as fh:
+        fh: IO[Any] = (
+            os.fdopen(fd, "w+b") if binary else os.fdopen(fd, "w+", encoding="utf-8", newline="")
+        )
+        with fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -94,10 +97,6 @@ def write_atomically(
     finally:
         if named is not None:
             named.unlink(missing_ok=True)
-
-
-def _text(binary: bool) -> dict[str, str]:
-    return {} if binary else {"encoding": "utf-8", "newline": ""}
 
 
 def _failed(out: str | Path, what: str, exc: OSError) -> InputError:

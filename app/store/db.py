@@ -21,6 +21,7 @@ import os
 import secrets
 import sqlite3
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -325,7 +326,7 @@ def _open_engine(path: Path) -> tuple[Engine, bool]:
     return engine, read_only
 
 
-def create(path: Path, settings: dict[str, object]) -> Engine:
+def create(path: Path, settings: Mapping[str, object]) -> Engine:
     """Create a new project file (which must not exist) holding ``settings``; its engine.
 
     The file is built under a fresh hidden name beside ``path`` and given its name only when
@@ -342,21 +343,22 @@ def create(path: Path, settings: dict[str, object]) -> Engine:
     except FileExistsError as exc:
         raise ProjectError(f"{path}: already exists; open it instead.") from exc
     except (OSError, DBAPIError) as exc:
-        reason = describe_sqlite_error(path, exc) if isinstance(exc, DBAPIError) else None
-        if isinstance(exc, OSError) or (reason and "disk full" in reason):
-            why = "disk full" if _is_full(exc) else f"cannot be written ({_strerror(exc)})"
+        if _is_full(exc):
             raise ProjectError(
-                f"{path}: {why}; no project was created."
-                + (" Free some space and try again." if why == "disk full" else "")
+                f"{path}: disk full; no project was created. Free some space and try again."
             ) from exc
-        raise
+        if isinstance(exc, OSError):
+            raise ProjectError(
+                f"{path}: cannot be written ({exc.strerror or exc}); no project was created."
+            ) from exc
+        raise  # Project.create says what SQLite found
     finally:
         for suffix in ("", *SIDE_FILES):
             Path(f"{tmp}{suffix}").unlink(missing_ok=True)
     return acquire(path)[0]
 
 
-def _build(tmp: Path, settings: dict[str, object]) -> None:
+def _build(tmp: Path, settings: Mapping[str, object]) -> None:
     from app.store.schema import Setting
 
     engine = make_engine(tmp)
@@ -392,12 +394,6 @@ def _is_full(exc: BaseException) -> bool:
     if isinstance(exc, OSError):
         return exc.errno == errno.ENOSPC
     return "disk is full" in str(getattr(exc, "orig", exc)).lower()
-
-
-def _strerror(exc: BaseException) -> str:
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    return str(getattr(exc, "orig", exc))
 
 
 def release(engine: Engine) -> None:
