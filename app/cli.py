@@ -2,8 +2,9 @@
 
 Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``score``, ``export``,
 ``stats``, ``merge``, ``agreement``, ``familiarity``, ``report``, ``calibrate``, ``adapt``,
-``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` on import, analyze and
-stats prints one JSON object on stdout. Errors exit non-zero with a one-line reason on stderr.
+``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` prints one JSON object
+on stdout. Errors exit non-zero (:data:`EXIT_CODES`) with a one-line reason on stderr, or with
+``--json`` as ``{"error": reason, "code": exit code}`` on stdout; never a traceback.
 """
 
 from __future__ import annotations
@@ -15,47 +16,100 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from app.terminal import shown, shown_json
 from app.thresholds import check_threshold
-from models.errors import FactDeskError, InputError
+from models.errors import FactDeskError, InputError, UsageError
+
+# What the exit status says (README, "Exit codes").
+EXIT_CODES = {
+    0: "done",
+    1: "stopped before the end (analyze cancelled); finished work is kept",
+    2: "refused or failed: bad input, a file that cannot be read or written, a bad option",
+    3: "an internal error (a bug): please report it with the command that caused it",
+    130: "interrupted (Ctrl-C); what was finished is kept, as the message says",
+}
+# Arguments that name a file or folder: an empty one is refused by name.
+_PATH_ARGS = ("project", "file", "out", "input")
+
+
+class _Parser(argparse.ArgumentParser):
+    """Says what argparse cannot read in one line, like every other error (not usage + exit)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["eval"]:
-        # eval's own parser reads its options (argparse's REMAINDER refuses a leading --option)
-        args = argparse.Namespace(func=_cmd_eval, rest=argv[1:], project=None)
-    else:
-        args = parser.parse_args(argv)
+    as_json = "--json" in argv  # until the arguments are read
+    args: argparse.Namespace | None = None
     try:
+        if argv[:1] == ["eval"]:
+            # eval's own parser reads its options (argparse's REMAINDER refuses a leading --option)
+            args = argparse.Namespace(func=_cmd_eval, rest=argv[1:], project=None)
+        else:
+            args = _parser().parse_args(argv)
+            as_json = bool(getattr(args, "json", False))
+        _refuse_empty_names(args)
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        print(f"factdesk: error: {shown(_describe(exc))}", file=sys.stderr)
-        return 2
+        return _fail(_describe(exc), 2, as_json)
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
     except OSError as exc:  # a file we were asked to read or write: say which and why
         where = exc.filename if exc.filename is not None else getattr(args, "project", None)
-        print(f"factdesk: error: {shown(f'{where}: {exc.strerror or exc}')}", file=sys.stderr)
-        return 2
+        why = f"{exc.strerror or exc}; check the name and its permissions"
+        return _fail(why if where is None else f"{where}: {why}", 2, as_json)
     except KeyboardInterrupt:
-        print(
-            f"factdesk: interrupted; {_INTERRUPTED.get(args.func, '')}".rstrip("; "),
-            file=sys.stderr,
+        left = _INTERRUPTED.get(args.func) if args is not None else None
+        said = as_json and args is not None and getattr(args, "json_emitted", False)
+        return _fail(
+            "interrupted" + (f"; {left}" if left else ""), 130, as_json and not said, kind=""
         )
-        return 130
+    except RecursionError:
+        return _fail("input nested too deeply to read; nothing was changed", 2, as_json)
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, never a traceback
+        if os.environ.get("FACTDESK_TRACEBACK"):
+            raise
+        return _fail(
+            f"internal error ({_plain(exc)}); nothing more was done. Please report it with the "
+            "command (FACTDESK_TRACEBACK=1 shows where it happened)",
+            3,
+            as_json,
+        )
+
+
+def _fail(message: str, code: int, as_json: bool, *, kind: str = "error") -> int:
+    """Say why the command failed, once: a line on stderr, or a JSON object on stdout."""
+    if as_json:
+        print(shown_json({"error": message, "code": code}))
+    else:
+        line = f"factdesk: {kind}: {message}" if kind else f"factdesk: {message}"
+        print(shown(line), file=sys.stderr)
+    return code
+
+
+def _plain(exc: BaseException) -> str:
+    """An unexpected error's message without its class name (never shown to users)."""
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else "no message"
+
+
+def _refuse_empty_names(args: argparse.Namespace) -> None:
+    for name in _PATH_ARGS:
+        if getattr(args, name, None) == "":
+            raise UsageError(f"the {name.upper()} argument is empty; give a file name")
+    if "" in (getattr(args, "others", None) or []):
+        raise UsageError("an OTHER argument is empty; give a file name")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="factdesk", description="Check machine-written text against its source."
-    )
+    p = _Parser(prog="factdesk", description="Check machine-written text against its source.")
     p.set_defaults(func=_cmd_window, project=None)
-    sub = p.add_subparsers(title="commands")
+    sub = p.add_subparsers(title="commands", metavar="COMMAND")
 
     c = sub.add_parser("new", help="create an empty project file")
     c.add_argument("project")
@@ -128,6 +182,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument(
         "--skip-invalid", action="store_true", help="score valid records, report the rest"
+    )
+    c.add_argument(
+        "--force", action="store_true", help="replace an existing OUT file (never the input)"
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_score)
@@ -254,7 +311,11 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
 def _emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
     """A command's result on stdout: ``data`` as JSON with --json, else ``text``; what comes from
     data is escaped either way (:mod:`app.terminal`)."""
-    print(shown_json(data) if getattr(args, "json", False) else shown(text, lines=True))
+    if getattr(args, "json", False):
+        print(shown_json(data))
+        args.json_emitted = True  # a failure after this (Ctrl-C) adds no second object
+    else:
+        print(shown(text, lines=True))
 
 
 # ---------------------------------------------------------------------- commands
@@ -286,6 +347,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     ):
         if value is not None and value <= 0:
             raise FactDeskError(f"{option} must be a positive number of {unit}, not {value}")
+    if Path(args.file).is_dir():
+        raise InputError("is a folder; give a JSONL, CSV or TSV file to import", path=args.file)
     with Project.open(args.project) as project:
         if args.reviewer is not None:
             project.set_annotator(args.reviewer)
@@ -440,6 +503,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
                 settings={"checkers": [f"{c.name} {c.version}" for c in checkers]},
                 pairs_per_part=args.pairs_per_part,
                 skip_invalid=args.skip_invalid,
+                force=args.force,
                 progress=update,
             )
         finally:
@@ -461,22 +525,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from app.io.exporter import export, not_analysed
+    from app.io.output import output_target
     from app.store import Project
 
-    out = Path(args.out)
-    if out.is_dir():
-        raise InputError("is a folder; give a file name to export to", path=args.out)
-    if not out.absolute().parent.is_dir():
-        raise InputError(f"no such folder {out.absolute().parent}", path=args.out)
+    output_target(args.out)  # refused before the project is opened
     with Project.open(args.project) as project:
-        project.refuse_output(args.out)
-        try:
-            n = export(project, args.out, fmt=args.format)
-        except OSError as exc:  # disk full, no permission: the project itself is not touched
-            raise InputError(
-                f"cannot write the export ({exc.strerror or exc}); nothing was written",
-                path=args.out,
-            ) from exc
+        n = export(project, args.out, fmt=args.format)
         missing = not_analysed(project)
     text = f"wrote {n} records to {args.out}"
     if missing:
@@ -686,6 +740,7 @@ _INTERRUPTED: dict[Callable[[argparse.Namespace], int], str] = {
     _cmd_report: "no report was written",
     _cmd_score: "finished parts and chunks are saved; run the same command again to resume",
     _cmd_demo: "finished work is saved; run demo again to resume",
+    _cmd_merge: "nothing was merged (a merge is one transaction)",
 }
 
 

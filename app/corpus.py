@@ -19,6 +19,7 @@ reported as an import reports them); parts are not checked against each other.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any, BinaryIO
 from app.analysis import AnalysisReport
 from app.io.exporter import export
 from app.io.importer import import_file
+from app.io.output import output_target, write_atomically
 from app.io.records import Problem, binary_lines
 from app.store import Project
 from models.errors import FactDeskError, InputError
@@ -85,7 +87,7 @@ def input_files(src: str | Path) -> list[Path]:
             raise InputError("no .jsonl files in this folder", path=str(path))
         return files
     if not path.is_file():
-        raise InputError("no such file or folder", path=str(path))
+        raise InputError("no such file or folder; check the name", path=str(path))
     return [path]
 
 
@@ -143,6 +145,7 @@ def score_corpus(
     settings: dict[str, Any],
     pairs_per_part: int = PAIRS_PER_PART,
     skip_invalid: bool = False,
+    force: bool = False,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> ScoreReport:
@@ -156,11 +159,13 @@ def score_corpus(
             the same, else OUT is refused as another run's.
         pairs_per_part: records per part.
         skip_invalid: import the valid records of a part and report the rest.
+        force: replace an existing OUT file (one ``.jsonl``); never the input.
         progress: (pairs done, pairs in all).
         should_stop: checked between chunks.
 
     Raises:
-        InputError: bad input (file and line), or an OUT that holds another run's parts.
+        InputError: bad input (file and line), an OUT that holds another run's parts, is the
+            input, or (without ``force``) is an existing file.
     """
     if pairs_per_part < 1:
         raise FactDeskError(f"--pairs-per-part must be at least 1, not {pairs_per_part}")
@@ -172,6 +177,7 @@ def score_corpus(
             "is a folder; name a .jsonl file or a folder without the suffix", path=str(out)
         )
     files = input_files(src)
+    _check_out(out, single, files, force)
     if Path(src).is_dir() and Path(src).resolve() in (out.resolve(), *out.resolve().parents):
         raise InputError("is inside the input folder; write the parts elsewhere", path=str(out))
     parts = plan_parts(files, pairs_per_part)
@@ -250,14 +256,31 @@ def _count_lines(path: Path) -> int:
         return sum(1 for raw in fh if raw.strip())
 
 
+def _check_out(out: Path, single: bool, files: Sequence[Path], force: bool) -> None:
+    """Refuse an OUT that is an input file, or an existing file without ``force``."""
+    if not (out.exists() or out.is_symlink()):
+        return
+    if out.exists() and any(os.path.samefile(out, f) for f in files):
+        raise InputError("is the input; give another file or folder for the output", path=str(out))
+    if not single:
+        if not out.is_dir():
+            raise InputError(
+                "is a file; name a .jsonl file or a folder for the parts", path=str(out)
+            )
+        return
+    output_target(out)  # a folder, device or FIFO is refused even with --force
+    if not force:
+        raise InputError(
+            "already exists; give another name, or add --force to replace it", path=str(out)
+        )
+
+
 def _join(parts: Sequence[Part], folder: Path, out: Path) -> None:
     """Join the parts into ``out`` (complete or absent: renamed at the end); remove the parts."""
-    tmp = out.with_name(out.name + ".joining")
-    with open(tmp, "wb") as dest:
+    with write_atomically(out, what="the scored corpus", binary=True) as dest:
         for part in parts:
             with open(folder / f"part-{part.index:05d}.jsonl", "rb") as src:
                 shutil.copyfileobj(src, dest)
-    tmp.replace(out)
     shutil.rmtree(folder)
 
 

@@ -18,7 +18,6 @@ import base64
 import functools
 import html
 import io
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,10 +30,10 @@ from sqlalchemy import func, select
 from app.adjudication import ProjectFinals, pair_finals
 from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checker
 from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.io.output import output_target, write_atomically
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
-from models.errors import InputError
 from models.evidence import SHOWN, text_relevance, top_ranked
 
 #: At most this many flagged pairs are listed in full (the rest are counted).
@@ -703,30 +702,20 @@ def write_report(
 ) -> Path:
     """Write the report to ``out``; the file appears under its name only when complete.
 
+    Written by :func:`app.io.output.write_atomically` (a regular file only; a link is written
+    through).
+
     Raises:
-        InputError: ``out`` is a folder, in a missing folder, or cannot be written (one line).
+        InputError: ``out`` is a folder, device or FIFO, in a missing folder, or cannot be
+            written (one line).
         ProjectError: ``out`` is the project file or its -wal/-shm.
     """
     out = Path(out)
-    if out.is_dir():
-        raise InputError("is a folder; give a file name for the report", path=str(out))
-    if not out.absolute().parent.is_dir():
-        raise InputError(f"no such folder {out.absolute().parent}", path=str(out))
+    output_target(out)  # refused before the slow part
     project.refuse_output(out)
     text = render(
         project, checker=checker, threshold=threshold, progress=progress, should_stop=should_stop
     )
-    tmp = out.with_name(out.name + ".part")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(out)
-    except OSError as exc:  # disk full, no permission: nothing is left under either name
-        raise InputError(
-            f"cannot write the report ({exc.strerror or exc}); nothing was written", path=str(out)
-        ) from exc
-    finally:
-        tmp.unlink(missing_ok=True)
+    with write_atomically(out, what="the report") as fh:
+        fh.write(text)
     return out

@@ -54,6 +54,10 @@ class InputError(FactDeskError):
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 
+class UsageError(FactDeskError):
+    """A command line that cannot be read: an unknown option, a missing or empty argument."""
+
+
 class ProjectError(FactDeskError):
     """A project file that cannot be opened or written (newer schema, not a project, locked)."""
 

@@ -29,9 +29,11 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
+
+from models.errors import UsageError
 
 Progress = Callable[[str], None]
 REPO = Path(__file__).resolve().parents[1]
@@ -642,11 +644,18 @@ def format_tables(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as a one-line :class:`UsageError` (the CLI prints it, as JSON with --json)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR] [--qa-only]``."""
     from models.training.data import default_data_dir
 
-    parser = argparse.ArgumentParser(prog="factdesk eval")
+    parser = _Parser(prog="factdesk eval")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--data", type=Path, default=default_data_dir())
     parser.add_argument("--limit", type=int, default=None, help="at most N items per data set")

@@ -12,8 +12,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -22,6 +20,7 @@ from sqlalchemy import func, select
 
 from app.adjudication import final_labels
 from app.io.bundles import PairBundle, iter_bundles, run_info, run_places
+from app.io.output import write_atomically
 from app.io.records import logical_id
 from app.store.project import Project
 from app.store.schema import Output, PairScoreRow
@@ -76,57 +75,18 @@ def export(
 ) -> int:
     """Write the project to ``out``; returns the number of records written.
 
-    The file is written beside the target and renamed at the end, so an interrupted export never
-    leaves a half-written file under the requested name.
+    The file is written by :func:`app.io.output.write_atomically`: complete or not at all, only
+    a regular file (a symbolic link is written through).
+
+    Raises:
+        InputError: ``out`` is a folder, device or FIFO, or cannot be written; nothing written.
+        ProjectError: ``out`` is the project file or its -wal/-shm.
     """
-    out = Path(out)
-    tmp = out.with_name(out.name + ".part")
+    project.refuse_output(out)
     writer = {"jsonl": _jsonl, "csv": _csv, "dae-arcs": _dae}[fmt]
     total = project.count_pairs()
-    # A .part left here is from an export killed where the unnamed file below is not available.
-    tmp.unlink(missing_ok=True)
-    unnamed = _unnamed_file(out.parent)
-    try:
-        if unnamed is not None:
-            # Linux: the file has no name until it is complete, so even kill -9 leaves nothing.
-            with os.fdopen(unnamed, "w+", encoding="utf-8", newline="") as fh:
-                count = writer(project, fh, total, progress)
-                fh.flush()
-                try:
-                    _name(fh.fileno(), tmp)
-                except OSError:  # linkat refused here: copy it under the .part name instead
-                    fh.seek(0)
-                    with open(tmp, "w", encoding="utf-8", newline="") as named:
-                        shutil.copyfileobj(fh, named)
-        else:
-            with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                count = writer(project, fh, total, progress)
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return count
-
-
-def _unnamed_file(folder: Path) -> int | None:
-    """A writable file descriptor of a file with no name in ``folder`` (Linux O_TMPFILE)."""
-    flag = getattr(os, "O_TMPFILE", None)
-    if flag is None or not Path("/proc/self/fd").is_dir():
-        return None
-    try:
-        return os.open(folder, flag | os.O_RDWR, 0o644)
-    except OSError:  # a filesystem without O_TMPFILE: fall back to the named .part file
-        return None
-
-
-def _name(fd: int, path: Path) -> None:
-    """Give the unnamed file ``fd`` the name ``path`` (linkat following /proc/self/fd/N)."""
-    proc = os.open("/proc/self/fd", os.O_RDONLY)
-    try:
-        # With a directory fd CPython calls linkat(..., AT_SYMLINK_FOLLOW); plain link() would
-        # try to link the /proc symlink itself.
-        os.link(str(fd), path, src_dir_fd=proc, follow_symlinks=True)
-    finally:
-        os.close(proc)
+    with write_atomically(out, what="the export") as fh:
+        return writer(project, fh, total, progress)
 
 
 def strict_json(record: dict[str, Any]) -> str:

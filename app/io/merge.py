@@ -9,16 +9,24 @@ arc judgments also need the same sentence spans and arcs in the target.
 Nothing is overwritten or doubled: a judgment the target already holds (same reviewer, role,
 item and decision) counts as present, so merging again adds nothing. Judgments by other
 reviewers are added beside the target's. Where the *same* reviewer name judged one item
-differently in the two files, the incoming judgment is kept under ``"name (file name)"``: a
-separate reviewer, nothing lost. The whole merge is one transaction: a merge that fails leaves
-the target as it was.
+differently in the two files, the incoming judgment is kept under ``"name (label)"``: a
+separate reviewer, nothing lost.
+
+A source is known by its content, not its name: a digest of its pairs, their sentence spans and
+arcs, and its judgments (:func:`content_id`). The target records each source it merged (setting
+``merged_sources``) with its *label*, the file name it was first merged under, so the same
+content under another name (a copy, a link, a re-export) gets the same label and adds nothing
+again, and a different file with a name already used gets a label of its own (``"bob.jsonl
+#2"``). One source given twice in one merge is merged once. The whole merge is one transaction:
+a merge that fails leaves the target as it was.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import tempfile
-from collections.abc import Iterator, Sequence
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,11 +43,12 @@ from app.io.restore import (
     parse_analysis,
 )
 from app.store import db
-from app.store.project import Project
-from app.store.schema import ArcRow, Judgment, Output, SentenceRow
+from app.store.project import Project, now
+from app.store.schema import ArcRow, Judgment, Output, SentenceRow, Setting
 from models.errors import InputError, ProjectError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+MERGED_SOURCES = "merged_sources"  # setting: content id -> {"file", "label", "at"}
 
 # A judgment's identity in a project and its decision.
 _Key = tuple[int, str, str, str, str]  # output id, target key, aspect, annotator, role
@@ -84,6 +93,10 @@ class FileReport:
 
     file: str
     kind: str  # "project" or "jsonl"
+    content_id: str = ""
+    label: str = ""  # names this source's reviewers in conflicts and unnamed judgments
+    same_as: str | None = None  # given twice in this merge: the file merged instead
+    merged_before: dict[str, str] | None = None  # {"file", "label", "at"} of an earlier merge
     pairs: int = 0
     pairs_matched: int = 0
     judgments_new: int = 0
@@ -97,6 +110,10 @@ class FileReport:
         return {
             "file": self.file,
             "kind": self.kind,
+            "content_id": self.content_id,
+            "label": self.label,
+            "same_as": self.same_as,
+            "merged_before": self.merged_before,
             "pairs": self.pairs,
             "pairs_matched": self.pairs_matched,
             "judgments_new": self.judgments_new,
@@ -129,11 +146,26 @@ class MergeReport:
         """The report for people: one block per file, problems with file and line or pair id."""
         lines = [f"merged into {self.target}: {self.judgments_new} new judgments"]
         for f in self.files:
+            if f.same_as is not None:
+                lines.append(f"{f.file}: the same content as {f.same_as}; not merged twice")
+                continue
             lines.append(
                 f"{f.file} ({f.kind}): {f.pairs_matched} of {f.pairs} pairs matched; "
                 f"{f.judgments_new} judgments new, {f.judgments_present} already present"
                 + (f"; reviewers: {', '.join(sorted(f.reviewers))}" if f.reviewers else "")
             )
+            if f.merged_before is not None:
+                before = f.merged_before
+                lines.append(
+                    f"  already merged on {before['at'][:16].replace('T', ' ')} "
+                    f"(the same content, as {before['file']})"
+                    + ("; nothing new" if f.judgments_new == 0 else "")
+                )
+            elif f.label != Path(f.file).name:
+                lines.append(
+                    f"  another file named {Path(f.file).name} was merged before: this one is "
+                    f"labelled {f.label!r}"
+                )
             for r in f.renamed[:limit]:
                 named = r.where if r.id in r.where else f"{r.where} ({r.id})"
                 lines.append(
@@ -191,28 +223,85 @@ def merge(
     loaded: list[tuple[FileReport, list[_Incoming]]] = []
     for other in others:
         path = Path(other)
-        if path.resolve() == project.path.resolve():
+        if path.exists() and path.samefile(project.path):
             raise ProjectError(f"{path}: this is the target project itself; merge other files.")
+        if path.is_dir():
+            raise InputError(
+                "is a folder; give a project file or a JSONL export to merge", path=str(path)
+            )
         if not path.is_file():
-            raise InputError("no such file", path=str(path))
+            raise InputError("no such file; check the name", path=str(path))
         if _is_project_file(path):
             file_report = FileReport(str(path), "project")
-            incoming = list(_project_pairs(path, file_report))
+            incoming = _project_pairs(path, file_report)
         else:
             file_report = FileReport(str(path), "jsonl")
             incoming = _jsonl_pairs(path, file_report)
         file_report.pairs += len(incoming)
+        file_report.content_id = content_id(incoming)
         loaded.append((file_report, incoming))
     with project.write_session() as s:
         targets = _target_pairs(s)
         existing = _existing_judgments(s)
+        row = s.get(Setting, MERGED_SOURCES)
+        sources: dict[str, dict[str, str]] = {}
+        if row is not None and isinstance(row.value, dict):
+            sources = dict(row.value)
+        merged_now: dict[str, str] = {}
         for file_report, incoming in loaded:
+            report.files.append(file_report)
+            cid = file_report.content_id
+            if cid in merged_now:
+                file_report.same_as = merged_now[cid]
+                continue
+            merged_now[cid] = file_report.file
+            if cid in sources:
+                file_report.merged_before = sources[cid]
+            else:
+                sources[cid] = {
+                    "file": file_report.file,
+                    "label": _free_label(Path(file_report.file).name, sources),
+                    "at": now().isoformat(timespec="seconds"),
+                }
+            file_report.label = sources[cid]["label"]
             for pair in incoming:
                 _merge_pair(s, project, pair, targets, existing, file_report, unnamed)
             if file_report.kind == "jsonl":  # in file order: "line 3" before "line 12"
                 file_report.unmatched_pairs.sort(key=lambda u: int(u.where.split()[1]))
-            report.files.append(file_report)
+        s.merge(Setting(key=MERGED_SOURCES, value=sources))
     return report
+
+
+def content_id(incoming: Sequence[_Incoming]) -> str:
+    """What a source brings, as a digest: its pairs (id, system, texts), their sentence spans and
+    arcs, and its judgments; in no particular order, and whatever the file is called."""
+    items = sorted(
+        json.dumps(
+            [
+                pair.id,
+                pair.system,
+                content_hash(pair.source, pair.output),
+                [dataclasses.astuple(d) for d in pair.analysis.sentences],
+                [dataclasses.astuple(a) for a in pair.analysis.arcs],
+                sorted(
+                    json.dumps(dataclasses.astuple(j), default=str) for j in pair.analysis.judgments
+                ),
+            ],
+            default=str,
+        )
+        for pair in incoming
+    )
+    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()
+
+
+def _free_label(name: str, sources: dict[str, dict[str, str]]) -> str:
+    """``name``, or ``name #2``, ``#3``... when another source already has that label."""
+    used = {s.get("label") for s in sources.values()}
+    label, n = name, 1
+    while label in used:
+        n += 1
+        label = f"{name} #{n}"
+    return label
 
 
 # ---------------------------------------------------------------------- reading
@@ -223,55 +312,38 @@ def _is_project_file(path: Path) -> bool:
         return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
 
 
-def _project_pairs(path: Path, file_report: FileReport) -> Iterator[_Incoming]:
+def _project_pairs(path: Path, file_report: FileReport) -> list[_Incoming]:
     """The pairs of another project file, read from a private copy (the file is not touched,
     even when its schema is older than this version's)."""
     from app.io.bundles import iter_bundles, run_info
     from app.io.exporter import pair_record
 
-    with tempfile.TemporaryDirectory(prefix="factdesk-merge-") as tmp:
-        copy = Path(tmp) / ("copy" + db.SUFFIX)
-        try:
-            src = sqlite3.connect(db._read_only_uri(path), uri=True)
+    # In memory: a killed merge leaves no copy anywhere, and every error names the user's file.
+    with Project(path, db.open_copy(path), read_only=True) as other:
+        runs = run_info(other)
+        pairs = []
+        for bundle in iter_bundles(other):
+            record = pair_record(bundle, runs)
+            where = f"pair {record['id']}" + (
+                f" of system {record['system']}" if record["system"] else ""
+            )
+            block = {k: record[k] for k in ANALYSIS_FIELDS if k in record}
             try:
-                dst = sqlite3.connect(copy)
-                try:
-                    src.backup(dst)
-                finally:
-                    dst.close()
-            finally:
-                src.close()
-        except sqlite3.Error as exc:
-            raise ProjectError(f"{path}: cannot be read as a FactDesk project ({exc}).") from exc
-        try:
-            other = Project.open(copy)
-        except ProjectError as exc:
-            raise ProjectError(str(exc).replace(str(copy), str(path))) from exc
-        with other:
-            runs = run_info(other)
-            pairs = []
-            for bundle in iter_bundles(other):
-                record = pair_record(bundle, runs)
-                where = f"pair {record['id']}" + (
-                    f" of system {record['system']}" if record["system"] else ""
+                analysis = parse_analysis(block, record["source"], record["output"])
+            except AnalysisError as exc:
+                file_report.unmatched_pairs.append(Unmatched(where, record["id"], str(exc)))
+                continue
+            pairs.append(
+                _Incoming(
+                    where,
+                    record["id"],
+                    record["system"],
+                    record["source"],
+                    record["output"],
+                    analysis,
                 )
-                block = {k: record[k] for k in ANALYSIS_FIELDS if k in record}
-                try:
-                    analysis = parse_analysis(block, record["source"], record["output"])
-                except AnalysisError as exc:
-                    file_report.unmatched_pairs.append(Unmatched(where, record["id"], str(exc)))
-                    continue
-                pairs.append(
-                    _Incoming(
-                        where,
-                        record["id"],
-                        record["system"],
-                        record["source"],
-                        record["output"],
-                        analysis,
-                    )
-                )
-    yield from pairs
+            )
+    return pairs
 
 
 def _jsonl_pairs(path: Path, file_report: FileReport) -> list[_Incoming]:
@@ -380,7 +452,7 @@ def _merge_pair(
     assert target.sentences is not None and target.arcs is not None
     spans = {d.index: (d.start, d.end) for d in pair.analysis.sentences}
     arcs = {(a.sentence, a.index): (a.label, a.head, a.child) for a in pair.analysis.arcs}
-    file_name = Path(report.file).name
+    file_name = report.label or Path(report.file).name
     for n, j in enumerate(pair.analysis.judgments):
         item = _item_text(j.target, j.sentence, j.arc)
         sentence_id = arc_id = None

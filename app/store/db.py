@@ -16,16 +16,21 @@ written by a newer FactDesk, is refused and left byte for byte as it was (no swi
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
 import sqlite3
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event, insert
+from sqlalchemy.exc import DBAPIError
 
+from app.store import names, sides
 from models.errors import ProjectError
 
 if TYPE_CHECKING:
@@ -51,15 +56,14 @@ def _sqlite_uri(path: Path, mode: str) -> str:
 
 
 def _read_only_uri(path: Path) -> str:
-    """How to read a project that cannot be written.
+    """How to read a file without writing anything beside it.
 
-    In a read-only folder SQLite cannot create the -shm it needs to read a WAL file; when there
-    is no -wal (the project was closed cleanly) the file alone is the whole project and can be
-    read as immutable.
+    A reader of a WAL file needs a -shm, which SQLite would create (and leave) beside it, or
+    cannot create in a read-only folder. With no -wal at all no program has the file open (one
+    that does keeps its -wal) and the file alone is the whole project: it is read as immutable,
+    creating nothing. Otherwise the -wal holds commits and is read with the -shm that is there.
     """
-    folder_writable = os.access(Path(path).absolute().parent, os.W_OK)
-    wal = Path(str(path) + "-wal")
-    if folder_writable or (wal.exists() and wal.stat().st_size > 0):
+    if Path(str(path) + "-wal").exists():
         return _sqlite_uri(path, "ro")
     return _sqlite_uri(path, "ro") + "&immutable=1"
 
@@ -141,6 +145,14 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
     except sqlite3.Error as exc:
         raise ProjectError(f"{path}: cannot be opened ({exc}).") from exc
     try:
+        return inspect_connection(con, path)
+    finally:
+        con.close()
+
+
+def inspect_connection(con: sqlite3.Connection, path: Path) -> FileInfo:
+    """:func:`inspect_file` on an open connection; messages name ``path``."""
+    try:
         tables = frozenset(
             r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         )
@@ -149,13 +161,14 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
             revisions = [r[0] for r in con.execute("SELECT version_num FROM alembic_version")]
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc):
-            raise ProjectError(f"{path}: not a FactDesk project (not an SQLite file).") from exc
+            raise ProjectError(
+                f"{path}: not a FactDesk project (not an SQLite file); give a project file "
+                "made with 'factdesk new'."
+            ) from exc
         raise ProjectError(
             f"{path}: damaged project file ({exc}); it may be truncated. "
             "Restore it from a copy; the file was left untouched."
         ) from exc
-    finally:
-        con.close()
     if not tables:
         raise ProjectError(f"{path}: empty file; create a project with 'factdesk new'.")
     if "alembic_version" not in tables:
@@ -183,6 +196,46 @@ def inspect_file(path: Path, *, read_only: bool) -> FileInfo:
             f"{path}: not a FactDesk project (no table {', '.join(sorted(missing))})."
         )
     return FileInfo(tables, revision)
+
+
+def open_copy(path: Path) -> Engine:
+    """A private copy of the project file ``path`` in memory, migrated to this version.
+
+    The file is read without writing anything: nothing is created beside it (a -shm that
+    reading a left-over -wal needed is removed again) and nothing is left on disk, even by a
+    killed process. Errors name ``path``.
+
+    Raises:
+        ProjectError: ``path`` is not a FactDesk project, is damaged, or is newer.
+    """
+    from sqlalchemy.pool import StaticPool
+
+    shm = Path(f"{path}-shm")
+    had_shm = shm.exists()
+    memory = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        try:
+            src = sqlite3.connect(_read_only_uri(path), uri=True)
+            try:
+                src.backup(memory)
+            finally:
+                src.close()
+        except sqlite3.Error as exc:
+            raise ProjectError(f"{path}: cannot be read as a FactDesk project ({exc}).") from exc
+        finally:
+            if not had_shm:
+                shm.unlink(missing_ok=True)
+        info = inspect_connection(memory, path)
+    except BaseException:
+        memory.close()
+        raise
+    engine = create_engine("sqlite://", creator=lambda: memory, poolclass=StaticPool)
+    try:
+        migrate(engine, path, info.revision)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
 
 
 def migrate(engine: Engine, path: Path, current: str | None) -> None:
@@ -216,6 +269,7 @@ class _Shared:
     engine: Engine
     read_only: bool
     users: int
+    claim: names.Claim
 
 
 _registry_lock = threading.Lock()
@@ -230,45 +284,116 @@ def _key(path: Path) -> tuple[int, int]:
 def acquire(path: Path) -> tuple[Engine, bool]:
     """The engine of an existing project file, and whether it is read-only.
 
-    The first user in the process checks and migrates the file; later users (a worker job, an
-    in-process command) get the same engine. Give it back with :func:`release`.
+    The first user in the process claims the file's name across processes
+    (:mod:`app.store.names`: a hard link or bind mount of a file another process has open is
+    opened under that process's name), checks and migrates the file; later users (a worker job,
+    an in-process command) get the same engine. Give it back with :func:`release`.
     """
     with _registry_lock:
         key = _key(path)
         shared = _registry.get(key)
         if shared is None:
-            read_only = not is_writable(path)
-            info = inspect_file(path, read_only=read_only)
-            if read_only and info.revision != head_revision():
-                raise ProjectError(
-                    f"{path}: read-only, and its schema (revision {info.revision}) needs an "
-                    f"upgrade to {head_revision()} that cannot be written; open a writable copy."
-                )
-            engine = make_engine(path, read_only=read_only)
+            claim = names.claim(path)
             try:
-                migrate(engine, path, info.revision)
-                if not read_only:
-                    checkpoint(engine)
-            except Exception:
-                engine.dispose()
+                engine, read_only = _open_engine(claim.name)
+            except BaseException:
+                claim.release()
                 raise
-            shared = _registry[key] = _Shared(engine, read_only, 0)
+            shared = _registry[key] = _Shared(engine, read_only, 0, claim)
         shared.users += 1
         return shared.engine, shared.read_only
 
 
-def create(path: Path) -> Engine:
-    """Create a new project file (which must not exist) and register its engine."""
-    with _registry_lock:
-        engine = make_engine(path)
-        try:
-            migrate(engine, path, None)
-            key = _key(path)
-        except Exception:
-            engine.dispose()
+def _open_engine(path: Path) -> tuple[Engine, bool]:
+    """Check, migrate and open ``path`` (the name claimed for it)."""
+    read_only = not is_writable(path)
+    if not read_only:
+        sides.make_writable(path)
+    info = inspect_file(path, read_only=read_only)
+    if read_only and info.revision != head_revision():
+        raise ProjectError(
+            f"{path}: read-only, and its schema (revision {info.revision}) needs an "
+            f"upgrade to {head_revision()} that cannot be written; open a writable copy."
+        )
+    engine = make_engine(path, read_only=read_only)
+    try:
+        migrate(engine, path, info.revision)
+        if not read_only:
+            checkpoint(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine, read_only
+
+
+def create(path: Path, settings: Mapping[str, object]) -> Engine:
+    """Create a new project file (which must not exist) holding ``settings``; its engine.
+
+    The file is built under a fresh hidden name beside ``path`` and given its name only when
+    complete (a hard link, which never replaces a file), so a failure (a full disk) leaves no
+    file, not even an empty one. Give the engine back with :func:`release`.
+
+    Raises:
+        ProjectError: ``path`` exists, or the file cannot be written (disk full, permission).
+    """
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        _build(tmp, settings)
+        _name_new(tmp, path)
+    except FileExistsError as exc:
+        raise ProjectError(f"{path}: already exists; open it instead.") from exc
+    except (OSError, DBAPIError) as exc:
+        if _is_full(exc):
+            raise ProjectError(
+                f"{path}: disk full; no project was created. Free some space and try again."
+            ) from exc
+        if isinstance(exc, OSError):
+            raise ProjectError(
+                f"{path}: cannot be written ({exc.strerror or exc}); no project was created."
+            ) from exc
+        raise  # Project.create says what SQLite found
+    finally:
+        for suffix in ("", *SIDE_FILES):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    return acquire(path)[0]
+
+
+def _build(tmp: Path, settings: Mapping[str, object]) -> None:
+    from app.store.schema import Setting
+
+    engine = make_engine(tmp)
+    try:
+        migrate(engine, tmp, None)
+        with engine.begin() as conn:
+            conn.execute(
+                insert(Setting.__table__),  # type: ignore[arg-type]
+                [{"key": k, "value": v} for k, v in settings.items()],
+            )
+    finally:
+        engine.dispose()  # the last connection: the -wal is folded into the file
+    wal = Path(f"{tmp}-wal")
+    if wal.exists() and wal.stat().st_size > 0:  # the fold failed (a full disk)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp))
+
+
+def _name_new(tmp: Path, path: Path) -> None:
+    """Give the finished file ``tmp`` the name ``path``, never replacing a file there."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
-        _registry[key] = _Shared(engine, False, 1)
-        return engine
+        if path.exists() or path.is_symlink():  # no hard links here: checked, then renamed
+            raise FileExistsError(errno.EEXIST, "exists", str(path)) from exc
+        os.replace(tmp, path)
+
+
+def _is_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return "disk is full" in str(getattr(exc, "orig", exc)).lower()
 
 
 def release(engine: Engine) -> None:
@@ -280,6 +405,7 @@ def release(engine: Engine) -> None:
                 if shared.users <= 0:
                     del _registry[key]
                     engine.dispose()
+                    shared.claim.release()
                 return
     engine.dispose()  # not registered (made directly): close it all the same
 
@@ -291,26 +417,37 @@ def project_files(path: Path) -> list[Path]:
     return [real] + [real.with_name(real.name + s) for s in SIDE_FILES]
 
 
-def refuse_project_output(project_path: Path, out: Path, *, action: str = "write") -> None:
-    """Refuse to write ``out`` (or its ``.part``) when it is the project or one of its side files.
+def claimed_name(engine: Engine) -> Path | None:
+    """The name SQLite was given for the file of ``engine`` (see :mod:`app.store.names`)."""
+    with _registry_lock:
+        for shared in _registry.values():
+            if shared.engine is engine:
+                return shared.claim.name
+    return None
+
+
+def refuse_project_output(
+    project_path: Path, out: Path, *, action: str = "write", also: Path | None = None
+) -> None:
+    """Refuse to write ``out`` when it is the project or one of its side files.
 
     Links are resolved, and an existing file is compared by identity, so a symlink or a hard link
-    to the project is caught as well as its own name.
+    to the project is caught as well as its own name; ``also``: the name the project is open
+    under, whose side files are the ones in use.
 
     Raises:
         ProjectError: ``out`` is the project, its -wal, -shm or -journal.
     """
-    mine = project_files(project_path)
-    for candidate in (Path(out), Path(out).with_name(Path(out).name + ".part")):
-        real = candidate.resolve()
-        same = real in mine
-        if not same and real.exists():
-            same = any(p.exists() and os.path.samefile(real, p) for p in mine)
-        if same:
-            raise ProjectError(
-                f"{out}: is the project file {project_path} (or its {', '.join(SIDE_FILES)}); "
-                f"refusing to {action} it. Choose another file name."
-            )
+    mine = project_files(project_path) + (project_files(also) if also is not None else [])
+    real = Path(out).resolve()
+    same = real in mine
+    if not same and real.exists():
+        same = any(p.exists() and os.path.samefile(real, p) for p in mine)
+    if same:
+        raise ProjectError(
+            f"{out}: is the project file {project_path} (or its {', '.join(SIDE_FILES)}); "
+            f"refusing to {action} it. Choose another file name."
+        )
 
 
 def describe_sqlite_error(path: Path, exc: BaseException) -> str | None:

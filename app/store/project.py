@@ -108,23 +108,28 @@ class Project:
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def create(cls, path: str | Path) -> Project:
-        """Create a new project file; refuses to overwrite an existing file."""
+        """Create a new project file; refuses to overwrite an existing file.
+
+        The file appears under its name only when complete (see :func:`app.store.db.create`).
+        """
         path = Path(path)
+        if path.name in ("", "..") or path.is_dir():
+            raise ProjectError(
+                f"{path}: is a folder; give a file name for the new project, "
+                f"e.g. {path / ('review' + SUFFIX)}"
+            )
         if path.suffix != SUFFIX:
             path = path.with_name(path.name + SUFFIX) if not path.suffix else path
         if path.exists() or path.is_symlink():
             raise ProjectError(f"{path}: already exists; open it instead.")
         if not path.parent.exists():
-            raise ProjectError(f"{path.parent}: no such folder.")
+            raise ProjectError(f"{path.parent}: no such folder; create it first, or give another.")
+        settings = {"taxonomy": DEFAULT_TAXONOMY, "created_at": now().isoformat()}
         try:
-            engine = db.create(path)
+            engine = db.create(path, settings)
         except DBAPIError as exc:
             _reraise(path, exc)
-        project = cls(path, engine)
-        with project.session() as s:
-            s.add(Setting(key="taxonomy", value=DEFAULT_TAXONOMY))
-            s.add(Setting(key="created_at", value=now().isoformat()))
-        return project
+        return cls(path, engine)
 
     @classmethod
     def open(cls, path: str | Path) -> Project:
@@ -135,7 +140,9 @@ class Project:
         """
         path = Path(path)
         if not path.is_file():
-            raise ProjectError(f"{path}: no such project file.")
+            raise ProjectError(
+                f"{path}: no such project file; check the name, or create one with 'factdesk new'."
+            )
         try:
             engine, read_only = db.acquire(path)
         except DBAPIError as exc:
@@ -182,7 +189,9 @@ class Project:
 
     def refuse_output(self, out: str | Path, *, action: str = "write") -> None:
         """Refuse an output path that is this project or its -wal/-shm (links resolved)."""
-        db.refuse_project_output(self.path, Path(out), action=action)
+        db.refuse_project_output(
+            self.path, Path(out), action=action, also=db.claimed_name(self.engine)
+        )
 
     # ------------------------------------------------------------------ settings
     def get_setting(self, key: str, default: Any = None) -> Any:

@@ -57,15 +57,16 @@ def test_a_number_id_and_the_same_text_id_are_refused(tmp_path: Path) -> None:
     assert [(p.line, p.field) for p in result.invalid] == [(2, "id")]
 
 
-def test_a_part_file_left_by_a_killed_export_is_removed(
+def test_a_file_named_like_a_part_file_is_left_alone(
     project: Project, pairs_file: Path, tmp_path: Path
 ) -> None:
+    """Exports use no fixed temporary name (issue 24, item 1): a NAME.part is the user's."""
     import_file(project, pairs_file)
     out = tmp_path / "out.jsonl"
-    leftover = tmp_path / "out.jsonl.part"
-    leftover.write_text("half a record", encoding="utf-8")
+    theirs = tmp_path / "out.jsonl.part"
+    theirs.write_text("half a record", encoding="utf-8")
     assert export(project, out) == 3
-    assert not leftover.exists() and out.is_file()
+    assert theirs.read_text(encoding="utf-8") == "half a record" and out.is_file()
 
 
 def test_an_export_killed_midway_leaves_no_file(
