@@ -109,9 +109,7 @@ def collect(
     # and FactCC's training side) score far better than new text, which would teach the
     # combiner to trust that model too much.
     records = [
-        r
-        for r in training_side_records(data_dir)
-        if r.faithful is not None and r.dataset in UNSEEN
+        r for r in training_side_records(data_dir) if r.faithful is not None and r.dataset in UNSEEN
     ]
     cache = parse_cache(work)
     docs = cache.parse([r.document for r in records], log)
