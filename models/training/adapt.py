@@ -193,7 +193,10 @@ def build_replay(data_dir: Path, work: Path, out: Path = REPLAY_FILE) -> dict[st
     from models.training.combine import UNSEEN, pair_features
 
     combiner = load_combiner()
-    records = [r for r in training_side_records(data_dir) if r.faithful is not None]
+    # the outputs the combiner is fitted on (models.training.combine.collect), in its order
+    records = [
+        r for r in training_side_records(data_dir) if r.faithful is not None and r.dataset in UNSEEN
+    ]
     wanted = combiner.spec.get("components", {})
     results: dict[str, list] = {}
     for name in combiner.components:
@@ -216,11 +219,7 @@ def build_replay(data_dir: Path, work: Path, out: Path = REPLAY_FILE) -> dict[st
         )
         for k in range(len(records))
     ]
-    keep = [
-        k
-        for k, r in enumerate(records)
-        if r.dataset in UNSEEN and any(v is not None for v in rows[k])
-    ]
+    keep = [k for k in range(len(records)) if any(v is not None for v in rows[k])]
     spec = {
         "kind": REPLAY_KIND,
         "combiner": combiner.version,
