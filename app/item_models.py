@@ -282,7 +282,8 @@ class PairTableModel(QAbstractTableModel):
                 return f"{self.checker_label} scores sentences, not arcs"
         elif role == SortRole:
             if col == COL_ID:
-                if self.rank is not None:
+                if self.rank is not None and not self.scores_hidden:
+                    # The queue's order comes from the model's scores: not while they hide.
                     return self.rank.get(r.output_id, len(self.rank))
                 return r.output_id
             if col == COL_SYSTEM:
@@ -338,7 +339,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         assert isinstance(model, PairTableModel)
         lr = model.list_row(source_row)
         r = lr.row
-        if self.status and lr.status != self.status:
+        if self.status and not lr.has_status(self.status):
             return False
         if self.system and r.system != self.system:
             return False
@@ -363,5 +364,6 @@ class PairFilterProxy(QSortFilterProxyModel):
             if not (isinstance(model, PairTableModel) and model.scores_hidden):
                 return False
         if self.queue_ids is not None and r.output_id not in self.queue_ids:
-            return False
+            if not model.scores_hidden:  # the disagreement filter reads the model's flags
+                return False
         return True

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 
 from app import settings as S
 from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
+from app.item_models import OutputIdRole
 from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
 
@@ -29,6 +31,20 @@ if TYPE_CHECKING:
     from app.learning.queue import QueueItem
 
 ORDERS = ("import order", "next most useful", "disagreements: you vs the model")
+ORDER_TIP = (
+    "Order of the pair list: next most useful puts likely errors and doubtful pairs "
+    "first (why: each id's tooltip); N jumps to the next one"
+)
+HIDDEN_MESSAGE = (
+    "Model hidden (blind or AIS mode): the list's model-based order and filters are off, "
+    "since they would reveal its scores"
+)
+#: Why the model's orders and filters are off while its marks are hidden.
+BLIND_TIP = (
+    "Blind or AIS mode: the next-most-useful order, the disagreement filter and "
+    "unfamiliar-entity descriptions first are off, since they would reveal the model's "
+    "scores; the list keeps its own order and N goes to the next pair not done"
+)
 LANE = "model"  # adaptation writes scores: never beside an analysis
 
 HELP_TEXT = """Learning from your judgments
@@ -75,10 +91,7 @@ class LearningPanel(QObject):
         window.threshold.setDecimals(3)
         # ---- the order box, under the search box of the pair list
         self.order_box = combo("Pair order", list(ORDERS))
-        self.order_box.setToolTip(
-            "Order of the pair list: next most useful puts likely errors and doubtful pairs "
-            "first (why: each id's tooltip); N jumps to the next one"
-        )
+        self.order_box.setToolTip(ORDER_TIP)
         layout = window.pairs.layout()
         assert layout is not None
         layout.insertWidget(1, self.order_box)  # type: ignore[attr-defined]
@@ -112,7 +125,39 @@ class LearningPanel(QObject):
         self.order_box.currentIndexChanged.connect(lambda _i: self.apply_order())
         w.table.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
         w.judging.jump_useful = self.jump
+        # After the window's own handler, which hides the list's scores.
+        w.judging.modes_changed.connect(self.follow_hidden)
         self.bundled_action = w.actions_["bundled_model"]
+        self.follow_hidden()
+
+    def follow_hidden(self) -> None:
+        """Blind and AIS modes: every order and filter that reads a model score is off.
+
+        The model's orders are disabled in the order box (its tooltip says why), an order
+        already chosen goes back to import order, and unfamiliar-entity descriptions first
+        (a filter on the shown checker's scores) is switched off and disabled.
+        """
+        w = self.w
+        hidden = w.model.scores_hidden
+        items = self.order_box.model()
+        assert isinstance(items, QStandardItemModel)
+        for row in range(1, len(ORDERS)):
+            entry = items.item(row)
+            assert entry is not None
+            entry.setEnabled(not hidden)
+        self.order_box.setToolTip(BLIND_TIP if hidden else ORDER_TIP)
+        familiar = w.actions_["unfamiliar_first"]
+        familiar.setEnabled(not hidden)
+        familiar.setToolTip(BLIND_TIP if hidden else familiar.text().replace("&", ""))
+        was_on = self.order_box.currentIndex() > 0 or familiar.isChecked()
+        if hidden and was_on:
+            if familiar.isChecked():
+                familiar.setChecked(False)
+                w.pairs.set_priority(None)
+            self.order_box.setCurrentIndex(0)  # applies the import order
+            w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
+        elif w.project is not None:
+            w.proxy.invalidate()  # the queue's order counts again, or not at all
 
     # ================================================================== following the window
     def follow(self) -> None:
@@ -182,6 +227,12 @@ class LearningPanel(QObject):
         """Sort (and, for disagreements, filter) the list by the queue; reasons in tooltips."""
         w, mode = self.w, self.order_box.currentIndex()
         proxy, model = w.proxy, w.model
+        if mode > 0 and model.scores_hidden:
+            self.order_box.blockSignals(True)
+            self.order_box.setCurrentIndex(0)
+            self.order_box.blockSignals(False)
+            mode = 0
+            w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
         if mode == 0 or w.project is None:
             model.reasons = {}
             model.rank = None
@@ -224,6 +275,9 @@ class LearningPanel(QObject):
         if self.order_box.currentIndex() == 2:
             items = disagreements(items)
         current = w.current_output_id()
+        if w.model.scores_hidden:
+            self._jump_model_free(current)
+            return
         nxt = next((i for i in items if not i.done and i.output_id != current), None)
         if nxt is None:
             w.statusBar().showMessage("Nothing left in the queue: every pair is done", 5000)
@@ -231,13 +285,29 @@ class LearningPanel(QObject):
         w.select_pair(nxt.output_id)
         if w.current_output_id() != nxt.output_id:
             w.show_pair(nxt.output_id)
-        if w.model.scores_hidden:
-            w.statusBar().showMessage(
-                "Next most useful pair (why is hidden while the model's marks are)", 8000
-            )
-            return
         where = self._focus_weakest()
         w.statusBar().showMessage(f"Next most useful: {nxt.reason}{where}", 8000)
+
+    def _jump_model_free(self, current: int | None) -> None:
+        """N while the model is hidden: the next pair not done, in the list's own order (the
+        queue's order would reveal the model's scores)."""
+        w = self.w
+        proxy = w.proxy
+        while proxy.canFetchMore(QModelIndex()):
+            proxy.fetchMore(QModelIndex())
+        ids = [proxy.index(r, 0).data(OutputIdRole) for r in range(proxy.rowCount())]
+        start = ids.index(current) + 1 if current in ids else 0
+        for oid in ids[start:] + ids[:start]:
+            row = w.model.row_by_id(oid)
+            if oid != current and row is not None and row.status not in ("done", "flagged"):
+                w.select_pair(oid)
+                w.statusBar().showMessage(
+                    "Next pair not done, in the list's order (the model-based queue is off "
+                    "while the model is hidden: blind or AIS mode)",
+                    8000,
+                )
+                return
+        w.statusBar().showMessage("Nothing left: every pair in the list is done", 5000)
 
     def _focus_weakest(self) -> str:
         """Put the keyboard on the pair's lowest-scored item not judged yet; say which."""
@@ -315,6 +385,7 @@ class LearningPanel(QObject):
                     w.threshold.value(),
                     self._calibrated_value,
                     float(S.THRESHOLD.default),
+                    w.project.annotator,
                 ),
                 on_done=self._done,
                 on_error=w.show_error,
@@ -380,7 +451,7 @@ class LearningPanel(QObject):
             w.show_pair(output_id)
 
     def _still_fresh(self, new: NewRows) -> bool:
-        """The worker's rows still hold: same checker shown, nothing judged since."""
+        """The worker's rows still hold: same checker and reviewer, nothing judged since."""
         from sqlalchemy import func, select
 
         from app.store.schema import AuditEntry
@@ -388,6 +459,8 @@ class LearningPanel(QObject):
         w = self.w
         if w.project is None or w.checker != "combined" or w.version != new.version:
             return False
+        if w.project.annotator != new.reviewer:
+            return False  # the reviewer changed while the job ran: the rows are not theirs
         with w.project.session() as s:
             return (s.scalar(select(func.max(AuditEntry.id))) or 0) == new.audit_id
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.queries import STATUSES, ListRow, list_rows, search_ids
+from app.gui.queries import ListRow, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
 from app.store import Project
 
@@ -35,6 +35,29 @@ def combo(name: str, items: list[str]) -> QComboBox:
     box = QComboBox()
     box.setAccessibleName(name)
     box.addItems(items)
+    return box
+
+
+#: The status filter's entries: (text, the status it keeps, tooltip).
+STATUS_CHOICES = (
+    ("any status", None, "Every pair"),
+    (
+        "unjudged (sentences left)",
+        "unjudged",
+        "Pairs with something still to judge: untouched ones and those in progress",
+    ),
+    ("in progress", "in progress", "Pairs with some decisions made and some sentences left"),
+    ("done", "done", "Pairs whose every sentence, or the pair as a whole, is judged"),
+    ("flagged", "flagged", "Pairs flagged as malformed"),
+)
+
+
+def status_combo() -> QComboBox:
+    box = QComboBox()
+    box.setAccessibleName("Status filter")
+    for text, status, tip in STATUS_CHOICES:
+        box.addItem(text, status)
+        box.setItemData(box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
     return box
 
 
@@ -64,7 +87,7 @@ class PairList(QWidget):
         self._search_timer = QTimer(self, singleShot=True, interval=250)
         self._search_timer.timeout.connect(self.apply_search)
 
-        self.status_filter = combo("Status filter", ["any status", *STATUSES])
+        self.status_filter = status_combo()
         self.system_filter = combo("System filter", ["any system"])
         self.label_filter = combo(
             "Label filter", ["any label", "supported", "unsupported", "unlabelled"]
@@ -250,7 +273,7 @@ class PairList(QWidget):
 
         lo, hi = self.score_min.value(), self.score_max.value()
         self.proxy.set_filters(
-            status=pick(self.status_filter),
+            status=self.status_filter.currentData(),
             system=pick(self.system_filter),
             label=pick(self.label_filter),
             error_type=pick(self.error_filter),

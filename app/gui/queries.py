@@ -54,6 +54,13 @@ class ListRow:
             return "in progress"
         return "unjudged"
 
+    def has_status(self, wanted: str) -> bool:
+        """Whether the status filter ``wanted`` keeps this pair: "unjudged" keeps every pair
+        with something left to judge (a pair in progress still has unjudged sentences)."""
+        if wanted == "unjudged":
+            return self.status in ("unjudged", "in progress")
+        return self.status == wanted
+
     def progress_text(self) -> str:
         """What has been decided on this pair, for the status tooltip."""
         r = self.row
