@@ -98,8 +98,14 @@ class MainWindow(QMainWindow):
         self.pairs = PairList()
         self.view = PairView()
         self.claims = ClaimFetcher(self.runner, self.judging, self._redraw_header)
+        # The pair list's column: panels that need room (adjudication) go under the list, so
+        # the texts keep theirs.
+        self.left_split = QSplitter(Qt.Orientation.Vertical)
+        self.left_split.setObjectName("left_split")
+        self.left_split.addWidget(self.pairs)
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
-        self.main_split.addWidget(self.pairs)
+        self.main_split.setObjectName("main_split")
+        self.main_split.addWidget(self.left_split)
         self.main_split.addWidget(self.view)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 980])

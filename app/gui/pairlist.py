@@ -286,6 +286,31 @@ class PairList(QWidget):
         )
         self._after_filter()
 
+    def refresh_disagreements(self) -> None:
+        """Judgments changed: the "Reviewers disagree" filter reads them again.
+
+        A shown pair whose last dispute was settled gives way to the next pair of the list (the
+        previous one at its end) before it leaves; one disputed again (an undo) comes back and
+        is selected when it is the pair shown.
+        """
+        if not self.disagree_filter.isChecked() or self.project is None:
+            return
+        still = disagreeing_pairs(self.project)
+        if still == self.proxy.disagree_ids:
+            return
+        shown = self.shown_id
+        if shown is not None and shown not in still and self._listed(shown):
+            if not self.step(+1):
+                self.step(-1)
+        self.proxy.set_filters(disagree_ids=still)
+        if self.shown_id is not None and self.shown_id in still:
+            self.select(self.shown_id)
+        self._after_filter()
+
+    def _listed(self, output_id: int) -> bool:
+        row = self.model.row_for(output_id)
+        return row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid()
+
     def apply_search(self) -> None:
         text = self.search.text().strip()
         hits = search_ids(self.project, text) if (text and self.project) else None
@@ -295,10 +320,8 @@ class PairList(QWidget):
     def _after_filter(self) -> None:
         self.update_count()
         oid = self.shown_id
-        if oid is not None:
-            row = self.model.row_for(oid)
-            if row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid():
-                return
+        if oid is not None and self._listed(oid):
+            return
         self.select_first()
 
     def set_priority(self, priority: dict[int, tuple[float, str]] | None) -> None:
