@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QKeyCombination, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QUndoStack
 
+from app.gui.findings import QUESTIONS, conflicts, finding_lines
 from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
 from app.settings import DEFAULT_KEYS, THRESHOLD
@@ -23,6 +24,7 @@ from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
 
 if TYPE_CHECKING:
     from app.adjudication import ItemVotes
+    from models.checkers.questions import Said
 
 LEVELS = ("sentence", "arc", "pair")
 
@@ -190,7 +192,8 @@ class JudgingController(QObject):
         row = sc[1].get(sid)
         if row is None:
             return None, None, "not analysed"
-        found = f"\n{row.detail}" if row.detail else ""  # what the checker found, in words
+        # what the checker found, in words
+        found = "".join(f"\n{line}" for line in finding_lines(row.detail))
         if row.not_checked:
             return "not_checked", row.score, f"not checked: {row.not_checked}{found}"
         if row.score is None:
@@ -224,6 +227,14 @@ class JudgingController(QObject):
             elif row.score is not None and row.score < float(THRESHOLD.default):
                 out.append((f"{self.display_names.get(name, name)} (flags it)", row.detail))
         return out
+
+    def sentence_conflicts(self, sid: int) -> list[Said]:
+        """What the question-based check finds the source answering otherwise in an output
+        sentence (a name or figure), whichever checker is shown; [] when it did not run."""
+        b = self.bundle
+        held = None if b is None else b.scores.get(QUESTIONS)
+        row = None if held is None else held[1].get(sid)
+        return [] if row is None else conflicts(row.detail)
 
     def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""

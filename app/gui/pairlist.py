@@ -123,7 +123,7 @@ class PairList(QWidget):
         # Interactive, not ResizeToContents: the latter measures every row on each change.
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for col, width in enumerate((90, 120, 120, 70, 50)):
+        for col, width in enumerate((90, 120, 120, 70, 50, 44)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         # Scrolling fetches more rows: the count follows every change of the listed rows.

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidg
 
 from app.gui.arcview import ArcItem, ArcView
 from app.gui.claims import header_lines, question_text
+from app.gui.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from app.gui.judging import JudgingController, Unit
 from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
@@ -23,13 +24,24 @@ from app.gui.textview import (
     set_font_size,
     shown_evidence,
 )
+from models.checkers.questions import Said
 
 LEGEND = (
     "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "
     "? not checked (grey, dotted, italic)  "
+    "⚠ conflict (red badge, bold red wavy words): the source answers a name or figure otherwise  "
     "underlined purple words with numbers: non-entailed arcs  ▸ evidence (yellow, dashed)  "
     "arc diagram: ✘ red dashed arcs are not entailed (click one to judge it)"
 )
+
+
+def conflict_tip(clash: list[Said]) -> str:
+    """A sentence's conflicts in words, for its badge and words ("" when none)."""
+    if not clash:
+        return ""
+    return "Conflict with the source (question-based check): " + "; ".join(
+        conflict_words(x) for x in clash
+    )
 
 
 class OneLineLabel(QLabel):
@@ -172,6 +184,7 @@ class PairView(QWidget):
         for s in b.sentences:
             state, _score, tip = c.sentence_state(s.id)
             human = c.judg.get((f"sentence:{s.id}", "support"))
+            clash = [] if blind else c.sentence_conflicts(s.id)
             marks.append(
                 SentenceMark(
                     s.idx,
@@ -181,6 +194,8 @@ class PairView(QWidget):
                     "" if blind else tip,
                     human.label if human else None,
                     human.error_type if human else None,
+                    tuple(x.output for x in clash),
+                    conflict_tip(clash),
                 )
             )
         arcs = []
@@ -253,8 +268,17 @@ class PairView(QWidget):
             self.finding.hide()
             return
         self.finding.setText(
-            "\n\n".join(f"{label} on sentence {sentence.idx + 1}:\n{text}" for label, text in found)
+            "\n\n".join(
+                f"{label} on sentence {sentence.idx + 1}:\n" + "\n".join(finding_lines(text))
+                for label, text in found
+            )
         )
+        # A conflict is the strongest evidence there is: the panel says so with a red rule too.
+        clash = bool(c is not None and c.sentence_conflicts(sentence.id))
+        if self.finding.property("conflict") != clash:
+            self.finding.setProperty("conflict", clash)  # the theme draws a solid red rule
+            self.finding.style().unpolish(self.finding)
+            self.finding.style().polish(self.finding)
         self.finding.show()
 
     def _render_arcs(self, c: JudgingController, blind: bool, unit: Unit | None) -> None:
@@ -366,7 +390,14 @@ class PairView(QWidget):
             else ""
         )
         score = "" if unit.score is None or c.blind else f" · model {unit.score:.2f}"
-        self.prompt.setText(f"{mode}Judging {unit.title}{score}{done}")
+        clash = (
+            ""
+            if c.hides_model or unit.key.target != "sentence" or unit.key.sentence_id is None
+            else f" · {CONFLICT_GLYPH} conflict with the source (question-based check)"
+            if c.sentence_conflicts(unit.key.sentence_id)
+            else ""
+        )
+        self.prompt.setText(f"{mode}Judging {unit.title}{score}{clash}{done}")
         self.keys_hint.set_full_text(
             f"{k['accept']} supported · {k['reject']} unsupported · 1–9 error type · "
             f"{k['relabel']} relabel+note · {k['skip']} skip · {k['flag']} flag · "
