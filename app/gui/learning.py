@@ -36,8 +36,8 @@ ORDER_TIP = (
     "first (why: each id's tooltip); N jumps to the next one"
 )
 HIDDEN_MESSAGE = (
-    "Model hidden (blind or AIS mode): the list's model-based order and filters are off, "
-    "since they would reveal its scores"
+    "Model hidden (blind or AIS mode): the list's model-based order and filters are off "
+    "until it shows again, since they would reveal its scores"
 )
 #: Why the model's orders and filters are off while its marks are hidden.
 BLIND_TIP = (
@@ -85,6 +85,8 @@ class LearningPanel(QObject):
         #: The threshold last taken from a calibration (None: the editor's own).
         self._calibrated_value: float | None = None
         self._sorting = False
+        #: The model-based order set aside while the model is hidden (0: none).
+        self._set_aside = 0
         # ---- beside the threshold
         self.calibration_label = plain_label(QLabel())
         self.calibration_label.setAccessibleName("Threshold calibration")
@@ -133,9 +135,10 @@ class LearningPanel(QObject):
     def follow_hidden(self) -> None:
         """Blind and AIS modes: every order and filter that reads a model score is off.
 
-        The model's orders are disabled in the order box (its tooltip says why), an order
-        already chosen goes back to import order, and unfamiliar-entity descriptions first
-        (a filter on the shown checker's scores) is switched off and disabled.
+        The model's orders are disabled in the order box (its tooltip says why) and one already
+        chosen is set aside (import order) until the model shows again; unfamiliar-entity
+        descriptions first (a filter and order on the shown checker's scores) is disabled and
+        inert while the model is hidden (the list ignores the model's order and filters then).
         """
         w = self.w
         hidden = w.model.scores_hidden
@@ -149,15 +152,18 @@ class LearningPanel(QObject):
         familiar = w.actions_["unfamiliar_first"]
         familiar.setEnabled(not hidden)
         familiar.setToolTip(BLIND_TIP if hidden else familiar.text().replace("&", ""))
-        was_on = self.order_box.currentIndex() > 0 or familiar.isChecked()
-        if hidden and was_on:
-            if familiar.isChecked():
-                familiar.setChecked(False)
-                w.pairs.set_priority(None)
-            self.order_box.setCurrentIndex(0)  # applies the import order
-            w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
-        elif w.project is not None:
-            w.proxy.invalidate()  # the queue's order counts again, or not at all
+        if hidden:
+            was_on = self.order_box.currentIndex() > 0 or familiar.isChecked()
+            if self.order_box.currentIndex() > 0:
+                self._set_aside = self.order_box.currentIndex()
+                self.order_box.setCurrentIndex(0)  # applies the import order
+            if was_on:
+                w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
+        elif self._set_aside:
+            back, self._set_aside = self._set_aside, 0
+            self.order_box.setCurrentIndex(back)  # the order chosen before, again
+        if w.project is not None:
+            w.proxy.invalidate()  # the model's order counts again, or not at all
 
     # ================================================================== following the window
     def follow(self) -> None:

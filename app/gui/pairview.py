@@ -6,7 +6,7 @@ signals; it makes no decisions and writes nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
@@ -72,6 +72,13 @@ class OneLineLabel(QLabel):
         shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
         if shown != self.text():
             self.setText(shown)
+
+
+#: The arc pane's share of the room under the prompt until the editor moves the splitter
+#: (then the window keeps where it was left, between sessions too).
+ARC_SHARE = 0.4
+#: ... and at least this many lines of text: the words and a few levels of arcs.
+ARC_MIN_LINES = 9
 
 
 class PairView(QWidget):
@@ -140,7 +147,33 @@ class PairView(QWidget):
         rv.addWidget(self.finding)
         self.arc_split = self.arc_view.split_below(self.text_split)
         rv.addWidget(self.arc_split, 1)  # the arc pane under both text panes, resizable
+        self._arc_sized = False  # the default height is given once, when first laid out
+        self.arc_split.installEventFilter(self)
         rv.addWidget(self.legend)
+
+    def arc_height_restored(self) -> None:
+        """The window put the splitter where the editor left it: no default height."""
+        self._arc_sized = True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.arc_split
+            and event.type() == QEvent.Type.Resize
+            and not self._arc_sized
+            and self.arc_split.height() > 0
+        ):
+            self._default_arc_height()
+        return super().eventFilter(watched, event)
+
+    def _default_arc_height(self) -> None:
+        """Give the arc diagram :data:`ARC_SHARE` of the room (at least :data:`ARC_MIN_LINES`
+        lines), once the splitter has its first real height."""
+        self._arc_sized = True
+        total = sum(self.arc_split.sizes()) or self.arc_split.height()
+        unit = self.arc_view.diagram._metrics()[1]
+        arc = max(int(total * ARC_SHARE), int(unit * ARC_MIN_LINES))
+        arc = min(arc, total - self.text_split.minimumSizeHint().height())
+        self.arc_split.setSizes([total - arc, arc])
 
     def _arc_tip(self, pos: QPoint) -> str | None:
         d = self.arc_view.diagram

@@ -146,6 +146,7 @@ def test_blind_mode_turns_off_every_model_order_and_filter(qtbot, win: MainWindo
     box.setCurrentIndex(2)  # the disagreements filter cannot come back while blind
     assert box.currentIndex() == 0 and listed(win) == in_order
     assert not win.actions_["unfamiliar_first"].isEnabled()
+    assert "blind" in win.actions_["unfamiliar_first"].toolTip().lower()
     # N goes to the next pair not done, in the list's order, and says why it is model-free
     win.select_pair(in_order[0])
     win.output_view.setFocus()
@@ -167,6 +168,9 @@ def test_a_model_order_chosen_before_blind_mode_is_set_aside(win: MainWindow) ->
     assert win.learning.order_box.currentIndex() == 0
     assert win.proxy.rowCount() == win.model.total()
     assert "blind" in win.statusBar().currentMessage()
+    win.judging.set_blind(False)  # the model shows again: so does the order chosen
+    assert win.learning.order_box.currentIndex() == 2
+    assert win.proxy.rowCount() < win.model.total()
 
 
 # ---------------------------------------------------------------------- item 6
