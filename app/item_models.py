@@ -264,6 +264,8 @@ class PairTableModel(QAbstractTableModel):
                 return HIDDEN_TIP
             if role == SortRole:
                 return r.output_id
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_ID:
                 return r.external_id

@@ -116,7 +116,9 @@ def test_blind_mode_hides_the_conflict(win: MainWindow) -> None:
     w.judging.set_blind(True)
     assert "⚠" not in w.output_view.toPlainText() and not w.view.finding.isVisible()
     assert "conflict" not in w.prompt.text()
-    assert w.proxy.index(0, COL_CONFLICTS).data() == HIDDEN
+    cell = w.proxy.index(0, COL_CONFLICTS)
+    assert cell.data() == HIDDEN and cell.data(Qt.ItemDataRole.BackgroundRole) is None
+    assert "12 October" not in cell.data(Qt.ItemDataRole.ToolTipRole)
 
 
 def test_the_pair_list_counts_conflicts_whichever_checker_is_shown(win: MainWindow) -> None:
