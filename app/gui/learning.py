@@ -277,13 +277,13 @@ class LearningPanel(QObject):
             return
         from app.learning.queue import disagreements
 
-        items = self.items()
-        if self.order_box.currentIndex() == 2:
-            items = disagreements(items)
         current = w.current_output_id()
         if w.model.scores_hidden:
             self._jump_model_free(current)
             return
+        items = self.items()
+        if self.order_box.currentIndex() == 2:
+            items = disagreements(items)
         nxt = next((i for i in items if not i.done and i.output_id != current), None)
         if nxt is None:
             w.statusBar().showMessage("Nothing left in the queue: every pair is done", 5000)
@@ -296,24 +296,38 @@ class LearningPanel(QObject):
 
     def _jump_model_free(self, current: int | None) -> None:
         """N while the model is hidden: the next pair not done, in the list's own order (the
-        queue's order would reveal the model's scores)."""
+        queue's order would reveal the model's scores); from the top again at the end."""
         w = self.w
-        proxy = w.proxy
-        while proxy.canFetchMore(QModelIndex()):
-            proxy.fetchMore(QModelIndex())
-        ids = [proxy.index(r, 0).data(OutputIdRole) for r in range(proxy.rowCount())]
-        start = ids.index(current) + 1 if current in ids else 0
-        for oid in ids[start:] + ids[:start]:
+        proxy, root = w.proxy, QModelIndex()
+        here = w.table.currentIndex().row() if w.table.currentIndex().isValid() else -1
+
+        def open_row(r: int) -> int | None:
+            oid = proxy.index(r, 0).data(OutputIdRole)
             row = w.model.row_by_id(oid)
-            if oid != current and row is not None and row.status not in ("done", "flagged"):
-                w.select_pair(oid)
-                w.statusBar().showMessage(
-                    "Next pair not done, in the list's order (the model-based queue is off "
-                    "while the model is hidden: blind or AIS mode)",
-                    8000,
-                )
-                return
-        w.statusBar().showMessage("Nothing left: every pair in the list is done", 5000)
+            ok = oid != current and row is not None and row.status not in ("done", "flagged")
+            return oid if ok else None
+
+        r, found = here + 1, None
+        while found is None:
+            if r >= proxy.rowCount():
+                if not proxy.canFetchMore(root):
+                    break
+                proxy.fetchMore(root)  # the list shows its rows in batches
+                continue
+            found, r = open_row(r), r + 1
+        for r in range(max(here, 0)):
+            if found is not None:
+                break
+            found = open_row(r)
+        if found is None:
+            w.statusBar().showMessage("Nothing left: every pair in the list is done", 5000)
+            return
+        w.select_pair(found)
+        w.statusBar().showMessage(
+            "Next pair not done, in the list's order (the model-based queue is off while the "
+            "model is hidden: blind or AIS mode)",
+            8000,
+        )
 
     def _focus_weakest(self) -> str:
         """Put the keyboard on the pair's lowest-scored item not judged yet; say which."""

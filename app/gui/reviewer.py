@@ -100,7 +100,8 @@ def switch_reviewer(window: MainWindow, name: str) -> None:
     window.settings.set(REVIEWER, name)
     # Hiding the bar would pass its focus on to the next field, the search box, where the next
     # judging keys would be typed: the keyboard goes back to judging instead.
-    bar_had_focus = window.reviewer_bar.isAncestorOf(QApplication.focusWidget())
+    focus = QApplication.focusWidget()
+    bar_had_focus = focus is not None and window.reviewer_bar.isAncestorOf(focus)
     window.reviewer_bar.hide()
     if bar_had_focus or QApplication.focusWidget() is None:
         window.output_view.setFocus()

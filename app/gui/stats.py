@@ -187,7 +187,7 @@ class Pages(QSplitter):
     def indexOf(self, page: QWidget) -> int:
         return self.stack.indexOf(page)
 
-    def widget(self, index: int) -> QWidget:
+    def widget(self, index: int) -> QWidget | None:
         return self.stack.widget(index)
 
     def currentIndex(self) -> int:
@@ -263,8 +263,10 @@ class StatsDialog(QDialog):
         want = QSize(1100, 760)
         if parent is not None:
             want = QSize(int(parent.width() * 0.9), int(parent.height() * 0.9))
-        margins = self.layout().contentsMargins() if self.layout() is not None else None
-        extra = 0 if margins is None else margins.left() + margins.right() + 8
+        lay = self.layout()
+        extra = (
+            8 if lay is None else lay.contentsMargins().left() + lay.contentsMargins().right() + 8
+        )
         want.setWidth(max(want.width(), self.tabs.titles.minimumWidth() + 700 + extra))
         want.setHeight(max(want.height(), 640))
         screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
