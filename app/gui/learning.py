@@ -444,6 +444,7 @@ class LearningPanel(QObject):
             text = (
                 f"Adapted to {sum(j.values())} judgments ({report.get('made_blind', 0)} made "
                 f"blind){fit}; re-scored {report.get('rescored_pairs', 0)} pairs"
+                + (f"; shown: v{report['version']}" if report.get("version") else "")
             )
         if w.project is not None:
             oid = w.current_output_id()

@@ -185,3 +185,4 @@ def test_after_adapt_the_checker_box_says_where_and_from_which_version(
     tip = box.itemData(box.findData("combined"), Qt.ItemDataRole.ToolTipRole)
     assert "unrecorded" not in tip
     assert tip == f"scored on cpu, refitted from the scores of v{base} ({F.N_PAIRS} pairs)"
+    assert win.statusBar().currentMessage().endswith(f"; shown: v{win.version}")
