@@ -94,6 +94,12 @@ class ItemVotes:
     def disagree(self) -> bool:
         return len({j.label for j in self.reviews.values()}) > 1
 
+    def error_type_for(self, label: str) -> str | None:
+        """The error type the reviewers who gave ``label`` agree on (None: none named, or they
+        named different ones): an adjudicated label without a type of its own carries it."""
+        types = {j.error_type for j in self.reviews.values() if j.label == label}
+        return types.pop() if len(types) == 1 else None
+
 
 def pair_items(project: Project, output_id: int) -> list[ItemVotes]:
     """The compared items of one pair judged by anyone, pair first, then in target order."""

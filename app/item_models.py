@@ -20,15 +20,21 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QBrush, QColor, QIcon
 
 from app.gui.queries import ListRow
 from app.paths import resources_dir
 
 Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("ID", "System", "Status", "Lowest", "Arcs")
-COL_ID, COL_SYSTEM, COL_STATUS, COL_LOWEST, COL_ARCS = range(len(COLUMNS))
+COLUMNS = ("ID", "System", "Status", "Lowest", "Arcs", "⚠")
+COL_ID, COL_SYSTEM, COL_STATUS, COL_LOWEST, COL_ARCS, COL_CONFLICTS = range(len(COLUMNS))
+#: The columns that show the model (hidden in blind and AIS modes).
+MODEL_COLUMNS = (COL_LOWEST, COL_ARCS, COL_CONFLICTS)
+CONFLICTS_TIP = (
+    "Conflicts: sentences where the question-based check finds the source answering "
+    "otherwise (a name or figure), whichever checker is shown"
+)
 
 #: Custom roles.
 OutputIdRole = Qt.ItemDataRole.UserRole + 1
@@ -41,6 +47,9 @@ FETCH_BATCH = 500
 #: What the score columns show while the model is hidden (blind mode, AIS mode).
 HIDDEN = "·"
 HIDDEN_TIP = "model scores hidden (blind or AIS mode)"
+#: A conflict's cell: red as an unsupported mark, besides its ⚠ glyph (translucent, so that it
+#: reads on light and dark backgrounds alike).
+CONFLICT_BRUSH = QBrush(QColor(218, 54, 51, 110))
 
 
 @cache
@@ -63,6 +72,7 @@ def changed_columns(old: ListRow, new: ListRow) -> tuple[int, int]:
             (COL_STATUS, old.status != new.status or old.progress_text() != new.progress_text()),
             (COL_LOWEST, a.lowest_support != b.lowest_support),
             (COL_ARCS, a.flagged_arcs != b.flagged_arcs),
+            (COL_CONFLICTS, old.conflicts != new.conflicts),
         )
         if differs
     ]
@@ -92,15 +102,14 @@ class PairTableModel(QAbstractTableModel):
         self.rank: dict[int, int] | None = None
 
     def set_scores_hidden(self, hidden: bool) -> None:
-        """Hide or show the model's scores (Lowest, Arcs) without reloading the rows."""
+        """Hide or show the model's scores (Lowest, Arcs, conflicts) without reloading rows."""
         if hidden == self.scores_hidden:
             return
         self.scores_hidden = hidden
+        first, last = MODEL_COLUMNS[0], MODEL_COLUMNS[-1]
         if self._shown:
-            self.dataChanged.emit(
-                self.index(0, COL_LOWEST), self.index(self._shown - 1, COL_ARCS), []
-            )
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_LOWEST, COL_ARCS)
+            self.dataChanged.emit(self.index(0, first), self.index(self._shown - 1, last), [])
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, first, last)
 
     # -------------------------------------------------------------- updates
     def reset_rows(self, rows: Sequence[ListRow]) -> None:
@@ -227,12 +236,13 @@ class PairTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
-            if self.scores_hidden and section in (COL_LOWEST, COL_ARCS):
+            if self.scores_hidden and section in MODEL_COLUMNS:
                 return f"{COLUMNS[section]}: {HIDDEN_TIP}"
             by = f" ({self.checker_label})" if self.checker_label else ""
             return {
                 COL_LOWEST: f"Lowest sentence support{by}",
                 COL_ARCS: f"Number of non-entailed arcs{by}",
+                COL_CONFLICTS: CONFLICTS_TIP,
             }.get(section, COLUMNS[section])
         return None
 
@@ -246,7 +256,7 @@ class PairTableModel(QAbstractTableModel):
         lr = self._rows[index.row()]
         r = lr.row
         col = index.column()
-        if self.scores_hidden and col in (COL_LOWEST, COL_ARCS):
+        if self.scores_hidden and col in MODEL_COLUMNS:
             # Nothing of the model may show: no value, no tooltip, no order.
             if role == Qt.ItemDataRole.DisplayRole:
                 return HIDDEN
@@ -254,6 +264,8 @@ class PairTableModel(QAbstractTableModel):
                 return HIDDEN_TIP
             if role == SortRole:
                 return r.output_id
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == COL_ID:
                 return r.external_id
@@ -265,8 +277,14 @@ class PairTableModel(QAbstractTableModel):
                 return "—" if r.lowest_support is None else f"{r.lowest_support:.2f}"
             if col == COL_ARCS:
                 return str(r.flagged_arcs) if self.arcs_shown else "—"
+            if col == COL_CONFLICTS:
+                if lr.conflicts is None:
+                    return "—"
+                return f"⚠ {len(lr.conflicts)}" if lr.conflicts else ""
         elif role == Qt.ItemDataRole.DecorationRole and col == COL_STATUS:
             return icon(lr.status.replace(" ", "_"))
+        elif role == Qt.ItemDataRole.BackgroundRole and col == COL_CONFLICTS and lr.conflicts:
+            return CONFLICT_BRUSH
         elif role == Qt.ItemDataRole.ToolTipRole:
             if col == COL_ID:
                 why = None if self.scores_hidden else self.reasons.get(r.output_id)
@@ -280,9 +298,18 @@ class PairTableModel(QAbstractTableModel):
                 return "not analysed"
             if col == COL_ARCS and not self.arcs_shown:
                 return f"{self.checker_label} scores sentences, not arcs"
+            if col == COL_CONFLICTS:
+                if lr.conflicts is None:
+                    return "the question-based check has not run on this project"
+                if not lr.conflicts:
+                    return "no conflict with the source found by the question-based check"
+                return "Conflicts with the source (question-based check):\n" + "\n".join(
+                    lr.conflicts
+                )
         elif role == SortRole:
             if col == COL_ID:
-                if self.rank is not None:
+                if self.rank is not None and not self.scores_hidden:
+                    # The queue's order comes from the model's scores: not while they hide.
                     return self.rank.get(r.output_id, len(self.rank))
                 return r.output_id
             if col == COL_SYSTEM:
@@ -293,13 +320,15 @@ class PairTableModel(QAbstractTableModel):
                 return -1.0 if r.lowest_support is None else r.lowest_support
             if col == COL_ARCS:
                 return r.flagged_arcs
+            if col == COL_CONFLICTS:
+                return -1 if lr.conflicts is None else len(lr.conflicts)
         elif role == OutputIdRole:
             return r.output_id
         elif role == StatusRole:
             return lr.status
         elif role == ListRowRole:
             return lr
-        elif role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_LOWEST, COL_ARCS):
+        elif role == Qt.ItemDataRole.TextAlignmentRole and col in MODEL_COLUMNS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -338,7 +367,7 @@ class PairFilterProxy(QSortFilterProxyModel):
         assert isinstance(model, PairTableModel)
         lr = model.list_row(source_row)
         r = lr.row
-        if self.status and lr.status != self.status:
+        if self.status and not lr.has_status(self.status):
             return False
         if self.system and r.system != self.system:
             return False
@@ -363,5 +392,6 @@ class PairFilterProxy(QSortFilterProxyModel):
             if not (isinstance(model, PairTableModel) and model.scores_hidden):
                 return False
         if self.queue_ids is not None and r.output_id not in self.queue_ids:
-            return False
+            if not model.scores_hidden:  # the disagreement filter reads the model's flags
+                return False
         return True

@@ -33,6 +33,12 @@ DARK: Setting[bool] = Setting("view/dark", False, "Dark theme")
 GEOMETRY: Setting[QByteArray] = Setting("window/geometry", QByteArray(), "Main window geometry")
 WINDOW_STATE: Setting[QByteArray] = Setting("window/state", QByteArray(), "Splitter/dock state")
 SPLITTER: Setting[QByteArray] = Setting("window/splitter", QByteArray(), "Text splitter state")
+ARC_SPLITTER: Setting[QByteArray] = Setting(
+    "window/arc_splitter", QByteArray(), "Texts above, arc diagram below: the splitter's state"
+)
+MAIN_SPLITTER: Setting[QByteArray] = Setting(
+    "window/main_splitter", QByteArray(), "Pair list beside the pair: the splitter's state"
+)
 RECENT: Setting[list] = Setting("files/recent", [], "Recently opened projects, newest first")
 REVIEWER: Setting[str] = Setting(
     "review/reviewer", "", "Reviewer name the window's judgments are recorded under ('': not asked)"
@@ -70,6 +76,8 @@ ALL_SETTINGS: tuple[Setting[Any], ...] = (
     GEOMETRY,
     WINDOW_STATE,
     SPLITTER,
+    ARC_SPLITTER,
+    MAIN_SPLITTER,
     RECENT,
     REVIEWER,
 )

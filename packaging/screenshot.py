@@ -1,6 +1,8 @@
 """Write docs/screenshot.png: the main window on the demo project.
 
-Run: ``xvfb-run -a python packaging/screenshot.py [PROJECT [OUT.png]] [--dark]`` (or with QT_QPA_PLATFORM=offscreen).
+Run: ``xvfb-run -a python packaging/screenshot.py [PROJECT [OUT.png]] [--dark] [--pair=ID]
+[--checker=NAME] [--entailed]`` (or with QT_QPA_PLATFORM=offscreen); ``--entailed`` draws the
+entailed arcs too.
 Without PROJECT, the demo project is built in a temporary folder first.
 """
 
@@ -45,6 +47,8 @@ def main() -> int:
     w.open_project(project)
     # --checker=NAME shows that checker; --pair=ID shows that pair, as it is.
     opts = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+    if "--entailed" in sys.argv:
+        w.arc_view.show_entailed.setChecked(True)
     if "checker" in opts:
         w.checker_box.setCurrentIndex(w.checker_box.findData(opts["checker"]))
     rows = [w.model.list_row(i).row for i in range(w.model.rowCount())]

@@ -1,32 +1,38 @@
 """Adjudication mode: each reviewer's decision and note side by side, and the final word.
 
-Review ▸ Adjudication mode shows this panel under the pair and turns on the pair list's
-"Reviewers disagree" filter. The panel lists the items of the pair on screen that anyone judged
-(the ones reviewers disagree on marked ≠), with one column per reviewer. The adjudicator's
+Review ▸ Adjudication mode shows this panel under the pair list (the pair's texts keep their
+room) and turns on the pair list's "Reviewers disagree" filter. The panel lists the items of the
+pair on screen that anyone judged (the ones reviewers disagree on marked ≠), with one column per
+reviewer; its selected row follows the item under the keyboard, and a row picked in it becomes
+that item. A pair whose last dispute is settled leaves the filtered list. The adjudicator's
 decision is committed through the judging controller as a judgment of role ``adjudicated``
 under the window's reviewer name: saved at once, undoable like every decision, and what exports
 take as the item's final label (:mod:`app.adjudication`). While the mode is on, the judging keys
 (accept, reject, error types, relabel) on an item the reviewers disagree on record the
 adjudicated decision too, and the status bar says so; on other items they record the
-adjudicator's own review, as outside the mode.
+adjudicator's own review, as outside the mode. A final label given without an error type (X,
+"Final: unsupported") takes the error type the reviewers who gave that label agree on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDockWidget,
+    QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,6 +47,8 @@ if TYPE_CHECKING:
     from app.gui.main import MainWindow as MainWindowLike
 
 Judge = Callable[[JudgmentKey, JudgmentValue | None], None]
+#: Where an item picked in the table goes: the judging controller's keyboard.
+Focus = Callable[[JudgmentKey], None]
 
 
 def describe(j: Judgment | None) -> str:
@@ -58,14 +66,32 @@ def describe(j: Judgment | None) -> str:
 class AdjudicationPanel(QWidget):
     """The items of one pair with every reviewer's judgment, and the adjudicator's buttons."""
 
-    def __init__(self, judge: Judge, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, judge: Judge, focus: Focus | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.judge = judge
+        self.focus = focus
         self.project: Project | None = None
         self.output_id: int | None = None
         self.items: list[ItemVotes] = []
         self.reviewers: list[str] = []
+        self._sentences: dict[int, int] = {}  # sentence id -> index, of the pair shown
+        self._following = False  # the table is being set to follow the keyboard
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)  # as the pair list above it
+        head = QHBoxLayout()
+        title = QLabel("Adjudication")
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        head.addWidget(title, 1)
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
+        self.close_button.setAccessibleName("Leave adjudication mode")
+        self.close_button.setToolTip("Leave adjudication mode")
+        head.addWidget(self.close_button)
+        lay.addLayout(head)
         self.info = plain_label(QLabel())
         self.info.setWordWrap(True)
         lay.addWidget(self.info)
@@ -75,9 +101,12 @@ class AdjudicationPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(True)
+        self.table.itemSelectionChanged.connect(self._picked)
         lay.addWidget(self.table, 1)
-        row = QHBoxLayout()
+        row = QGridLayout()
         self.yes = QPushButton()
         self.no = QPushButton()
         self.yes.clicked.connect(lambda: self.decide(self._labels()[0]))
@@ -90,18 +119,50 @@ class AdjudicationPanel(QWidget):
         self.clear.clicked.connect(self.clear_decision)
         self.note = QLineEdit(placeholderText="Adjudicator's note (optional)")
         self.note.setAccessibleName("Adjudicator's note")
-        for w in (self.yes, self.no, self.take_from, self.take, self.clear):
-            row.addWidget(w)
-        row.addWidget(self.note, 1)
+        # Three short rows: the panel sits in the pair list's column.
+        row.addWidget(self.yes, 0, 0)
+        row.addWidget(self.no, 0, 1)
+        row.addWidget(self.clear, 0, 2)
+        row.addWidget(self.take_from, 1, 0)
+        row.addWidget(self.take, 1, 1, 1, 2)
+        row.addWidget(self.note, 2, 0, 1, 3)
         lay.addLayout(row)
         self._selection_changed()
 
     # ------------------------------------------------------------------ showing
-    def show_pair(self, project: Project | None, output_id: int | None) -> None:
-        """List the items of this pair (None: nothing shown); keeps the selected row."""
-        keep = self.table.currentRow()
+    def show_pair(
+        self,
+        project: Project | None,
+        output_id: int | None,
+        follow: tuple[str, str] | None = None,
+    ) -> None:
+        """List the items of this pair (None: nothing shown).
+
+        Args:
+            project: the open project.
+            output_id: the pair shown.
+            follow: (target key, aspect) of the item under the keyboard: its row is selected
+                when the table has one; else the selected row is kept (the first disputed one
+                on a new pair).
+        """
+        self._following = True  # rebuilding the table moves its selection: not the user's
+        try:
+            self._show_pair(project, output_id, follow)
+        finally:
+            self._following = False
+        self._selection_changed()
+
+    def _show_pair(
+        self, project: Project | None, output_id: int | None, follow: tuple[str, str] | None
+    ) -> None:
+        keep = self.table.currentRow() if output_id == self.output_id else -1
         self.project, self.output_id = project, output_id
         self.items = [] if project is None or output_id is None else pair_items(project, output_id)
+        self._sentences = (
+            {}
+            if project is None or output_id is None
+            else {s.id: s.idx for s in project.sentences(output_id=output_id)}
+        )
         self.reviewers = sorted({r for item in self.items for r in item.reviews})
         headers = ["item", *self.reviewers, "adjudicated"]
         self.table.clear()
@@ -125,25 +186,34 @@ class AdjudicationPanel(QWidget):
         disputed = sum(item.disagree and item.adjudicated is None for item in self.items)
         who = project.annotator if project is not None else "—"
         self.info.setText(
-            f"Adjudicating as {who}. {len(self.items)} judged items, {disputed} disputed and not "
-            "adjudicated (≠ marks disagreement). The decision you pick here, or with the judging "
-            "keys on a disputed item, is recorded as your adjudicated judgment, the final label "
-            "in exports."
+            f"Adjudicating as {who}: {len(self.items)} judged items, {disputed} disputed (≠) "
+            "and not adjudicated."
             if self.items
             else "No judgments on this pair yet."
         )
+        self.info.setToolTip(
+            "The decision you pick here, or with the judging keys on a disputed item, is "
+            "recorded as your adjudicated judgment, the final label in exports."
+        )
         self.take_from.clear()
         self.take_from.addItems(self.reviewers)
+        self.table.resizeColumnsToContents()
         if self.items:
             first = next((i for i, it in enumerate(self.items) if it.disagree), 0)
-            self.table.selectRow(keep if 0 <= keep < len(self.items) else first)
-        self._selection_changed()
+            followed = next(
+                (i for i, it in enumerate(self.items) if (it.target_key, it.aspect) == follow),
+                None,
+            )
+            if followed is not None:
+                pick = followed
+            else:
+                pick = keep if 0 <= keep < len(self.items) else first
+            self.table.selectRow(pick)
 
     def _item_name(self, item: ItemVotes) -> str:
         what = "the pair"
         if self.project is not None and item.target != "pair":
-            sentences = {s.id: s.idx for s in self.project.sentences(output_id=self.output_id)}
-            what = f"sentence {sentences.get(item.sentence_id or -1, 0) + 1}"
+            what = f"sentence {self._sentences.get(item.sentence_id or -1, 0) + 1}"
             if item.target == "arc":
                 arc = next(
                     (a for a in self.project.arcs([item.sentence_id or -1]) if a.id == item.arc_id),
@@ -152,6 +222,14 @@ class AdjudicationPanel(QWidget):
                 if arc is not None:
                     what += f", arc {arc.label} {arc.head_text} → {arc.child_text}"
         return what if item.aspect == "support" else f"{what} (interpretable?)"
+
+    def _picked(self) -> None:
+        """The selected row changed: the buttons follow; picked by the user, the judging keys
+        act on that item too."""
+        self._selection_changed()
+        item = self.current_item()
+        if item is not None and not self._following and self.focus is not None:
+            self.focus(replace(self._key(item), role="review"))
 
     def current_item(self) -> ItemVotes | None:
         row = self.table.currentRow()
@@ -187,7 +265,8 @@ class AdjudicationPanel(QWidget):
         )
 
     def decide(self, label: str, *, error_type: str | None = None) -> None:
-        """Record the adjudicator's final label for the selected item."""
+        """Record the adjudicator's final label for the selected item; without an error type,
+        the one the reviewers who gave ``label`` agree on."""
         item = self.current_item()
         if item is None:
             return
@@ -195,7 +274,7 @@ class AdjudicationPanel(QWidget):
         value = JudgmentValue(
             label,
             "accept" if positive else "reject",
-            error_type=error_type,
+            error_type=error_type if error_type is not None else item.error_type_for(label),
             note=self.note.text().strip() or None,
             model_visible=False,
         )
@@ -217,27 +296,33 @@ class AdjudicationPanel(QWidget):
 
 
 class AdjudicationMode:
-    """Wires the panel into the window: a dock under the pair, the pair list's disagreement
-    filter, and a refresh whenever the pair on screen or its judgments change."""
+    """Wires the panel into the window: under the pair list (in the window's ``left_split``),
+    the pair list's disagreement filter, and a refresh whenever the pair on screen, the item
+    under the keyboard or a judgment changes."""
 
     def __init__(self, window: MainWindowLike) -> None:
         self.window = window
         self.on = False
-        self.panel = AdjudicationPanel(window.judging.judge)
-        self.dock = QDockWidget("Adjudication", window)
-        self.dock.setObjectName("adjudication_dock")
-        self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        self.dock.hide()
-        self.dock.visibilityChanged.connect(self._dock_visibility)
+        self.panel = AdjudicationPanel(window.judging.judge, window.judging.focus_key)
+        self.panel.setObjectName("adjudication_panel")
+        self.panel.close_button.clicked.connect(self._close_clicked)
+        window.left_split.addWidget(self.panel)
+        window.left_split.setCollapsible(window.left_split.indexOf(self.panel), False)
+        self.panel.hide()
         window.judging.updated.connect(self.refresh)
-        window.judging.judged.connect(lambda _oid: self.refresh())
+        window.judging.judged.connect(self._judged)
 
     def set_on(self, on: bool) -> None:
-        """Enter or leave adjudication mode (the dock and the "Reviewers disagree" filter)."""
+        """Enter or leave adjudication mode (the panel and the "Reviewers disagree" filter)."""
         self.on = on
         self.window.judging.adjudicating = on
-        self.dock.setVisible(on)
+        if on and not self.panel.isVisible():
+            self.panel.show()
+            split = self.window.left_split
+            total = sum(split.sizes()) or split.height()
+            split.setSizes([total - total * 2 // 5, total * 2 // 5])  # the list keeps 3/5
+        elif not on:
+            self.panel.hide()
         self.window.pairs.disagree_filter.setChecked(on)
         self.refresh()
         keys = self.window.judging.keys_text
@@ -249,16 +334,20 @@ class AdjudicationMode:
             8000,
         )
 
-    def _dock_visibility(self, visible: bool) -> None:
-        # The dock's own close button leaves the mode too; the menu mirrors it.
-        if not visible and self.on and not self.window.isHidden():
-            self.on = False
-            self.window.judging.adjudicating = False
-            action = self.window.actions_["adjudicate"]
-            action.blockSignals(True)
-            action.setChecked(False)
-            action.blockSignals(False)
+    def _close_clicked(self) -> None:
+        action = self.window.actions_["adjudicate"]
+        action.setChecked(False)
+        self.set_on(False)
+
+    def _judged(self, _output_id: int) -> None:
+        self.refresh()
+        # After the key that judged has moved on (decide and advance): the filtered list then
+        # drops a pair whose last dispute is settled, and takes back one disputed again.
+        QTimer.singleShot(0, self.window.pairs, self.window.pairs.refresh_disagreements)
 
     def refresh(self) -> None:
-        if self.on:
-            self.panel.show_pair(self.window.project, self.window.current_output_id())
+        if not self.on:
+            return
+        unit = self.window.judging.current_unit()
+        follow = None if unit is None else (unit.key.target_key, unit.key.aspect)
+        self.panel.show_pair(self.window.project, self.window.current_output_id(), follow)

@@ -7,6 +7,7 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -55,9 +57,11 @@ class AgreementTab(QWidget):
         for name, sec in self.result["sections"].items():
             self.section.addItem(f"{name} ({sec['items']} items)", name)
         top.addWidget(self.section)
-        self.summary = plain_label(QLabel())
-        top.addWidget(self.summary, 1)
+        top.addStretch(1)
         lay.addLayout(top)
+        self.summary = plain_label(QLabel())
+        self.summary.setWordWrap(True)  # on a line of its own: the figures are never cut
+        lay.addWidget(self.summary)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setAccessibleName("Agreement figures")
@@ -65,11 +69,17 @@ class AgreementTab(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setStretchLastSection(True)
-        lay.addWidget(self.table, 1)
         self.fig = Figure(figsize=(7, 3.6), layout="tight")
         self.canvas = FigureCanvasQTAgg(self.fig)
         self.canvas.setAccessibleName("Agreement plot")
-        lay.addWidget(self.canvas, 2)
+        # Table above, plot below: drag the handle between them to give either more room.
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.table)
+        split.addWidget(self.canvas)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 1)
         save = QPushButton("Save as &PNG…")
         save.clicked.connect(self._save)
         lay.addWidget(save)

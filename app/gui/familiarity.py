@@ -17,6 +17,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -129,7 +130,14 @@ class FamiliarityTab(QWidget):
         fig = Figure(figsize=(9, 4.5), layout="tight")
         draw_rates(fig, report)
         self.plot = PlotTab(fig, "entity familiarity")
-        self.lay.addWidget(self.plot, 3)
+        # Plot above, table below: drag the handle between them to give either more room.
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.plot)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.lay.addWidget(split, 1)
         columns = [*COLUMNS, *report.error_types]
         rows = report.rates("both")
         self.table.setColumnCount(len(columns))
@@ -150,7 +158,6 @@ class FamiliarityTab(QWidget):
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
-        self.lay.addWidget(self.table, 2)
 
 
 # ---------------------------------------------------------------------- the pair-list queue

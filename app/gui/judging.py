@@ -10,15 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QKeyCombination, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QUndoStack
 
+from app.gui.findings import QUESTIONS, conflicts, finding_lines
 from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
 from app.settings import DEFAULT_KEYS, THRESHOLD
 from app.store import Change, JudgmentKey, JudgmentValue, Project
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
+
+if TYPE_CHECKING:
+    from app.adjudication import ItemVotes
+    from models.checkers.questions import Said
 
 LEVELS = ("sentence", "arc", "pair")
 
@@ -186,7 +192,8 @@ class JudgingController(QObject):
         row = sc[1].get(sid)
         if row is None:
             return None, None, "not analysed"
-        found = f"\n{row.detail}" if row.detail else ""  # what the checker found, in words
+        # what the checker found, in words
+        found = "".join(f"\n{line}" for line in finding_lines(row.detail))
         if row.not_checked:
             return "not_checked", row.score, f"not checked: {row.not_checked}{found}"
         if row.score is None:
@@ -220,6 +227,14 @@ class JudgingController(QObject):
             elif row.score is not None and row.score < float(THRESHOLD.default):
                 out.append((f"{self.display_names.get(name, name)} (flags it)", row.detail))
         return out
+
+    def sentence_conflicts(self, sid: int) -> list[Said]:
+        """What the question-based check finds the source answering otherwise in an output
+        sentence (a name or figure), whichever checker is shown; [] when it did not run."""
+        b = self.bundle
+        held = None if b is None else b.scores.get(QUESTIONS)
+        row = None if held is None else held[1].get(sid)
+        return [] if row is None else conflicts(row.detail)
 
     def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""
@@ -382,30 +397,43 @@ class JudgingController(QObject):
         finally:
             self._quiet = False
 
-    def decision_key(self, key: JudgmentKey) -> JudgmentKey:
-        """Where a decision key's judgment goes: in adjudication mode, on an item the
-        reviewers judged differently, the adjudicated decision; else the reviewer's own."""
+    def _disputed(self, key: JudgmentKey) -> ItemVotes | None:
+        """In adjudication mode, the item the reviewers judged differently under ``key``."""
         if not self.adjudicating or self.project is None or key.role != "review":
-            return key
+            return None
         from app.adjudication import pair_items
 
         slot = (key.target_key, key.aspect)
         for item in pair_items(self.project, key.output_id):
             if (item.target_key, item.aspect) == slot and item.disagree:
-                return replace(key, role="adjudicated")
-        return key
+                return item
+        return None
+
+    def decision_key(self, key: JudgmentKey) -> JudgmentKey:
+        """Where a decision key's judgment goes: in adjudication mode, on an item the
+        reviewers judged differently, the adjudicated decision; else the reviewer's own."""
+        return key if self._disputed(key) is None else replace(key, role="adjudicated")
 
     def _judge_decision(
         self, key: JudgmentKey, value: JudgmentValue, *, render: bool = True
     ) -> None:
-        """Commit a decision key's judgment (see :meth:`decision_key`) and say which it was."""
-        key = self.decision_key(key)
+        """Commit a decision key's judgment (see :meth:`decision_key`) and say which it was.
+
+        An adjudicated label given without an error type (X) takes the one the reviewers who
+        gave that label agree on, so that rejecting keeps what the rejecting reviewers found.
+        """
+        item = self._disputed(key)
+        if item is not None:
+            key = replace(key, role="adjudicated")
+            if value.error_type is None:
+                value = replace(value, error_type=item.error_type_for(value.label))
         self.judge(key, value, render=render)
         if key.role == "adjudicated":
             what = key.target if key.aspect == "support" else f"{key.target} {key.aspect}"
+            kind = f" ({value.error_type})" if value.error_type else ""
             self.message.emit(
-                f"Adjudicated the {what}: {value.label} is its final label (the reviewers "
-                "disagree on it; undo takes it back)",
+                f"Adjudicated the {what}: {value.label}{kind} is its final label (the "
+                "reviewers disagree on it; undo takes it back)",
                 8000,
             )
         elif self.adjudicating:

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 
 from app import settings as S
 from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
+from app.item_models import OutputIdRole
 from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
 
@@ -29,6 +31,20 @@ if TYPE_CHECKING:
     from app.learning.queue import QueueItem
 
 ORDERS = ("import order", "next most useful", "disagreements: you vs the model")
+ORDER_TIP = (
+    "Order of the pair list: next most useful puts likely errors and doubtful pairs "
+    "first (why: each id's tooltip); N jumps to the next one"
+)
+HIDDEN_MESSAGE = (
+    "Model hidden (blind or AIS mode): the list's model-based order and filters are off "
+    "until it shows again, since they would reveal its scores"
+)
+#: Why the model's orders and filters are off while its marks are hidden.
+BLIND_TIP = (
+    "Blind or AIS mode: the next-most-useful order, the disagreement filter and "
+    "unfamiliar-entity descriptions first are off, since they would reveal the model's "
+    "scores; the list keeps its own order and N goes to the next pair not done"
+)
 LANE = "model"  # adaptation writes scores: never beside an analysis
 
 HELP_TEXT = """Learning from your judgments
@@ -69,16 +85,15 @@ class LearningPanel(QObject):
         #: The threshold last taken from a calibration (None: the editor's own).
         self._calibrated_value: float | None = None
         self._sorting = False
+        #: The model-based order set aside while the model is hidden (0: none).
+        self._set_aside = 0
         # ---- beside the threshold
         self.calibration_label = plain_label(QLabel())
         self.calibration_label.setAccessibleName("Threshold calibration")
         window.threshold.setDecimals(3)
         # ---- the order box, under the search box of the pair list
         self.order_box = combo("Pair order", list(ORDERS))
-        self.order_box.setToolTip(
-            "Order of the pair list: next most useful puts likely errors and doubtful pairs "
-            "first (why: each id's tooltip); N jumps to the next one"
-        )
+        self.order_box.setToolTip(ORDER_TIP)
         layout = window.pairs.layout()
         assert layout is not None
         layout.insertWidget(1, self.order_box)  # type: ignore[attr-defined]
@@ -112,7 +127,43 @@ class LearningPanel(QObject):
         self.order_box.currentIndexChanged.connect(lambda _i: self.apply_order())
         w.table.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
         w.judging.jump_useful = self.jump
+        # After the window's own handler, which hides the list's scores.
+        w.judging.modes_changed.connect(self.follow_hidden)
         self.bundled_action = w.actions_["bundled_model"]
+        self.follow_hidden()
+
+    def follow_hidden(self) -> None:
+        """Blind and AIS modes: every order and filter that reads a model score is off.
+
+        The model's orders are disabled in the order box (its tooltip says why) and one already
+        chosen is set aside (import order) until the model shows again; unfamiliar-entity
+        descriptions first (a filter and order on the shown checker's scores) is disabled and
+        inert while the model is hidden (the list ignores the model's order and filters then).
+        """
+        w = self.w
+        hidden = w.model.scores_hidden
+        items = self.order_box.model()
+        assert isinstance(items, QStandardItemModel)
+        for row in range(1, len(ORDERS)):
+            entry = items.item(row)
+            assert entry is not None
+            entry.setEnabled(not hidden)
+        self.order_box.setToolTip(BLIND_TIP if hidden else ORDER_TIP)
+        familiar = w.actions_["unfamiliar_first"]
+        familiar.setEnabled(not hidden)
+        familiar.setToolTip(BLIND_TIP if hidden else familiar.text().replace("&", ""))
+        if hidden:
+            was_on = self.order_box.currentIndex() > 0 or familiar.isChecked()
+            if self.order_box.currentIndex() > 0:
+                self._set_aside = self.order_box.currentIndex()
+                self.order_box.setCurrentIndex(0)  # applies the import order
+            if was_on:
+                w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
+        elif self._set_aside:
+            back, self._set_aside = self._set_aside, 0
+            self.order_box.setCurrentIndex(back)  # the order chosen before, again
+        if w.project is not None:
+            w.proxy.invalidate()  # the model's order counts again, or not at all
 
     # ================================================================== following the window
     def follow(self) -> None:
@@ -182,6 +233,12 @@ class LearningPanel(QObject):
         """Sort (and, for disagreements, filter) the list by the queue; reasons in tooltips."""
         w, mode = self.w, self.order_box.currentIndex()
         proxy, model = w.proxy, w.model
+        if mode > 0 and model.scores_hidden:
+            self.order_box.blockSignals(True)
+            self.order_box.setCurrentIndex(0)
+            self.order_box.blockSignals(False)
+            mode = 0
+            w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
         if mode == 0 or w.project is None:
             model.reasons = {}
             model.rank = None
@@ -220,10 +277,13 @@ class LearningPanel(QObject):
             return
         from app.learning.queue import disagreements
 
+        current = w.current_output_id()
+        if w.model.scores_hidden:
+            self._jump_model_free(current)
+            return
         items = self.items()
         if self.order_box.currentIndex() == 2:
             items = disagreements(items)
-        current = w.current_output_id()
         nxt = next((i for i in items if not i.done and i.output_id != current), None)
         if nxt is None:
             w.statusBar().showMessage("Nothing left in the queue: every pair is done", 5000)
@@ -231,13 +291,43 @@ class LearningPanel(QObject):
         w.select_pair(nxt.output_id)
         if w.current_output_id() != nxt.output_id:
             w.show_pair(nxt.output_id)
-        if w.model.scores_hidden:
-            w.statusBar().showMessage(
-                "Next most useful pair (why is hidden while the model's marks are)", 8000
-            )
-            return
         where = self._focus_weakest()
         w.statusBar().showMessage(f"Next most useful: {nxt.reason}{where}", 8000)
+
+    def _jump_model_free(self, current: int | None) -> None:
+        """N while the model is hidden: the next pair not done, in the list's own order (the
+        queue's order would reveal the model's scores); from the top again at the end."""
+        w = self.w
+        proxy, root = w.proxy, QModelIndex()
+        here = w.table.currentIndex().row() if w.table.currentIndex().isValid() else -1
+
+        def open_row(r: int) -> int | None:
+            oid = proxy.index(r, 0).data(OutputIdRole)
+            row = w.model.row_by_id(oid)
+            ok = oid != current and row is not None and row.status not in ("done", "flagged")
+            return oid if ok else None
+
+        r, found = here + 1, None
+        while found is None:
+            if r >= proxy.rowCount():
+                if not proxy.canFetchMore(root):
+                    break
+                proxy.fetchMore(root)  # the list shows its rows in batches
+                continue
+            found, r = open_row(r), r + 1
+        for r in range(max(here, 0)):
+            if found is not None:
+                break
+            found = open_row(r)
+        if found is None:
+            w.statusBar().showMessage("Nothing left: every pair in the list is done", 5000)
+            return
+        w.select_pair(found)
+        w.statusBar().showMessage(
+            "Next pair not done, in the list's order (the model-based queue is off while the "
+            "model is hidden: blind or AIS mode)",
+            8000,
+        )
 
     def _focus_weakest(self) -> str:
         """Put the keyboard on the pair's lowest-scored item not judged yet; say which."""
@@ -315,6 +405,7 @@ class LearningPanel(QObject):
                     w.threshold.value(),
                     self._calibrated_value,
                     float(S.THRESHOLD.default),
+                    w.project.annotator,
                 ),
                 on_done=self._done,
                 on_error=w.show_error,
@@ -353,6 +444,7 @@ class LearningPanel(QObject):
             text = (
                 f"Adapted to {sum(j.values())} judgments ({report.get('made_blind', 0)} made "
                 f"blind){fit}; re-scored {report.get('rescored_pairs', 0)} pairs"
+                + (f"; shown: v{report['version']}" if report.get("version") else "")
             )
         if w.project is not None:
             oid = w.current_output_id()
@@ -380,7 +472,7 @@ class LearningPanel(QObject):
             w.show_pair(output_id)
 
     def _still_fresh(self, new: NewRows) -> bool:
-        """The worker's rows still hold: same checker shown, nothing judged since."""
+        """The worker's rows still hold: same checker and reviewer, nothing judged since."""
         from sqlalchemy import func, select
 
         from app.store.schema import AuditEntry
@@ -388,6 +480,8 @@ class LearningPanel(QObject):
         w = self.w
         if w.project is None or w.checker != "combined" or w.version != new.version:
             return False
+        if w.project.annotator != new.reviewer:
+            return False  # the reviewer changed while the job ran: the rows are not theirs
         with w.project.session() as s:
             return (s.scalar(select(func.max(AuditEntry.id))) or 0) == new.audit_id
 

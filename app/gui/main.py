@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
@@ -88,9 +88,11 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 850)
-        split = self.settings.get(S.SPLITTER)
-        if not split.isEmpty():
-            self.text_split.restoreState(split)
+        # Where the editor left the splitters (the arc pane's default height otherwise).
+        for setting, splitter in self._splitters():
+            state = self.settings.get(setting)
+            if not state.isEmpty() and splitter.restoreState(state) and splitter is self.arc_split:
+                self.view.arc_height_restored()
         self._show_nothing()
 
     # ================================================================== building
@@ -98,8 +100,14 @@ class MainWindow(QMainWindow):
         self.pairs = PairList()
         self.view = PairView()
         self.claims = ClaimFetcher(self.runner, self.judging, self._redraw_header)
+        # The pair list's column: panels that need room (adjudication) go under the list, so
+        # the texts keep theirs.
+        self.left_split = QSplitter(Qt.Orientation.Vertical)
+        self.left_split.setObjectName("left_split")
+        self.left_split.addWidget(self.pairs)
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
-        self.main_split.addWidget(self.pairs)
+        self.main_split.setObjectName("main_split")
+        self.main_split.addWidget(self.left_split)
         self.main_split.addWidget(self.view)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 980])
@@ -194,6 +202,7 @@ class MainWindow(QMainWindow):
         self.header, self.prompt = self.view.header, self.view.prompt
         self.source_view, self.output_view = self.view.source_view, self.view.output_view
         self.arc_view, self.text_split = self.view.arc_view, self.view.text_split
+        self.arc_split = self.view.arc_split
         self.progress, self.cancel_button = self.analysis.progress, self.analysis.cancel_button
 
     def _wire(self) -> None:
@@ -787,12 +796,21 @@ class MainWindow(QMainWindow):
         # A new style and style sheet give every widget the application font again.
         self.apply_font_size(self.settings.get(S.FONT_SIZE))
 
+    def _splitters(self) -> tuple[tuple[S.Setting[QByteArray], QSplitter], ...]:
+        """The splitters whose positions are kept between sessions, with their settings."""
+        return (
+            (S.SPLITTER, self.text_split),
+            (S.ARC_SPLITTER, self.arc_split),
+            (S.MAIN_SPLITTER, self.main_split),
+        )
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel and join every worker, save the geometry, close the project."""
         self.keys.stop()
         self.runner.shutdown()
         self.settings.set(S.GEOMETRY, self.saveGeometry())
-        self.settings.set(S.SPLITTER, self.text_split.saveState())
+        for setting, splitter in self._splitters():
+            self.settings.set(setting, splitter.saveState())
         self.settings.sync()
         self._threshold_timer.stop()
         self._remember_pair()

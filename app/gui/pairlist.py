@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.queries import STATUSES, ListRow, list_rows, search_ids
+from app.gui.queries import ListRow, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
 from app.store import Project
 
@@ -35,6 +35,29 @@ def combo(name: str, items: list[str]) -> QComboBox:
     box = QComboBox()
     box.setAccessibleName(name)
     box.addItems(items)
+    return box
+
+
+#: The status filter's entries: (text, the status it keeps, tooltip).
+STATUS_CHOICES = (
+    ("any status", None, "Every pair"),
+    (
+        "unjudged (sentences left)",
+        "unjudged",
+        "Pairs with something still to judge: untouched ones and those in progress",
+    ),
+    ("in progress", "in progress", "Pairs with some decisions made and some sentences left"),
+    ("done", "done", "Pairs whose every sentence, or the pair as a whole, is judged"),
+    ("flagged", "flagged", "Pairs flagged as malformed"),
+)
+
+
+def status_combo() -> QComboBox:
+    box = QComboBox()
+    box.setAccessibleName("Status filter")
+    for text, status, tip in STATUS_CHOICES:
+        box.addItem(text, status)
+        box.setItemData(box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
     return box
 
 
@@ -64,7 +87,7 @@ class PairList(QWidget):
         self._search_timer = QTimer(self, singleShot=True, interval=250)
         self._search_timer.timeout.connect(self.apply_search)
 
-        self.status_filter = combo("Status filter", ["any status", *STATUSES])
+        self.status_filter = status_combo()
         self.system_filter = combo("System filter", ["any system"])
         self.label_filter = combo(
             "Label filter", ["any label", "supported", "unsupported", "unlabelled"]
@@ -100,7 +123,7 @@ class PairList(QWidget):
         # Interactive, not ResizeToContents: the latter measures every row on each change.
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for col, width in enumerate((90, 120, 120, 70, 50)):
+        for col, width in enumerate((90, 120, 120, 70, 50, 44)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         # Scrolling fetches more rows: the count follows every change of the listed rows.
@@ -250,7 +273,7 @@ class PairList(QWidget):
 
         lo, hi = self.score_min.value(), self.score_max.value()
         self.proxy.set_filters(
-            status=pick(self.status_filter),
+            status=self.status_filter.currentData(),
             system=pick(self.system_filter),
             label=pick(self.label_filter),
             error_type=pick(self.error_filter),
@@ -263,6 +286,31 @@ class PairList(QWidget):
         )
         self._after_filter()
 
+    def refresh_disagreements(self) -> None:
+        """Judgments changed: the "Reviewers disagree" filter reads them again.
+
+        A shown pair whose last dispute was settled gives way to the next pair of the list (the
+        previous one at its end) before it leaves; one disputed again (an undo) comes back and
+        is selected when it is the pair shown.
+        """
+        if not self.disagree_filter.isChecked() or self.project is None:
+            return
+        still = disagreeing_pairs(self.project)
+        if still == self.proxy.disagree_ids:
+            return
+        shown = self.shown_id
+        if shown is not None and shown not in still and self._listed(shown):
+            if not self.step(+1):
+                self.step(-1)
+        self.proxy.set_filters(disagree_ids=still)
+        if self.shown_id is not None and self.shown_id in still:
+            self.select(self.shown_id)
+        self._after_filter()
+
+    def _listed(self, output_id: int) -> bool:
+        row = self.model.row_for(output_id)
+        return row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid()
+
     def apply_search(self) -> None:
         text = self.search.text().strip()
         hits = search_ids(self.project, text) if (text and self.project) else None
@@ -272,10 +320,8 @@ class PairList(QWidget):
     def _after_filter(self) -> None:
         self.update_count()
         oid = self.shown_id
-        if oid is not None:
-            row = self.model.row_for(oid)
-            if row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid():
-                return
+        if oid is not None and self._listed(oid):
+            return
         self.select_first()
 
     def set_priority(self, priority: dict[int, tuple[float, str]] | None) -> None:

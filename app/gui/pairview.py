@@ -6,12 +6,13 @@ signals; it makes no decisions and writes nothing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from app.gui.arcview import ArcItem, ArcView
 from app.gui.claims import header_lines, question_text
+from app.gui.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from app.gui.judging import JudgingController, Unit
 from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
@@ -23,13 +24,24 @@ from app.gui.textview import (
     set_font_size,
     shown_evidence,
 )
+from models.checkers.questions import Said
 
 LEGEND = (
     "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "
     "? not checked (grey, dotted, italic)  "
+    "⚠ conflict (red badge, bold red wavy words): the source answers a name or figure otherwise  "
     "underlined purple words with numbers: non-entailed arcs  ▸ evidence (yellow, dashed)  "
     "arc diagram: ✘ red dashed arcs are not entailed (click one to judge it)"
 )
+
+
+def conflict_tip(clash: list[Said]) -> str:
+    """A sentence's conflicts in words, for its badge and words ("" when none)."""
+    if not clash:
+        return ""
+    return "Conflict with the source (question-based check): " + "; ".join(
+        conflict_words(x) for x in clash
+    )
 
 
 class OneLineLabel(QLabel):
@@ -60,6 +72,13 @@ class OneLineLabel(QLabel):
         shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
         if shown != self.text():
             self.setText(shown)
+
+
+#: The arc pane's share of the room under the prompt until the editor moves the splitter
+#: (then the window keeps where it was left, between sessions too).
+ARC_SHARE = 0.4
+#: ... and at least this many lines of text: the words and a few levels of arcs.
+ARC_MIN_LINES = 9
 
 
 class PairView(QWidget):
@@ -128,7 +147,33 @@ class PairView(QWidget):
         rv.addWidget(self.finding)
         self.arc_split = self.arc_view.split_below(self.text_split)
         rv.addWidget(self.arc_split, 1)  # the arc pane under both text panes, resizable
+        self._arc_sized = False  # the default height is given once, when first laid out
+        self.arc_split.installEventFilter(self)
         rv.addWidget(self.legend)
+
+    def arc_height_restored(self) -> None:
+        """The window put the splitter where the editor left it: no default height."""
+        self._arc_sized = True
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.arc_split
+            and event.type() == QEvent.Type.Resize
+            and not self._arc_sized
+            and self.arc_split.height() > 0
+        ):
+            self._default_arc_height()
+        return super().eventFilter(watched, event)
+
+    def _default_arc_height(self) -> None:
+        """Give the arc diagram :data:`ARC_SHARE` of the room (at least :data:`ARC_MIN_LINES`
+        lines), once the splitter has its first real height."""
+        self._arc_sized = True
+        total = sum(self.arc_split.sizes()) or self.arc_split.height()
+        unit = self.arc_view.diagram._metrics()[1]
+        arc = max(int(total * ARC_SHARE), int(unit * ARC_MIN_LINES))
+        arc = min(arc, total - self.text_split.minimumSizeHint().height())
+        self.arc_split.setSizes([total - arc, arc])
 
     def _arc_tip(self, pos: QPoint) -> str | None:
         d = self.arc_view.diagram
@@ -172,6 +217,7 @@ class PairView(QWidget):
         for s in b.sentences:
             state, _score, tip = c.sentence_state(s.id)
             human = c.judg.get((f"sentence:{s.id}", "support"))
+            clash = [] if blind else c.sentence_conflicts(s.id)
             marks.append(
                 SentenceMark(
                     s.idx,
@@ -181,6 +227,8 @@ class PairView(QWidget):
                     "" if blind else tip,
                     human.label if human else None,
                     human.error_type if human else None,
+                    tuple(x.output for x in clash),
+                    conflict_tip(clash),
                 )
             )
         arcs = []
@@ -253,8 +301,17 @@ class PairView(QWidget):
             self.finding.hide()
             return
         self.finding.setText(
-            "\n\n".join(f"{label} on sentence {sentence.idx + 1}:\n{text}" for label, text in found)
+            "\n\n".join(
+                f"{label} on sentence {sentence.idx + 1}:\n" + "\n".join(finding_lines(text))
+                for label, text in found
+            )
         )
+        # A conflict is the strongest evidence there is: the panel says so with a red rule too.
+        clash = bool(c is not None and c.sentence_conflicts(sentence.id))
+        if self.finding.property("conflict") != clash:
+            self.finding.setProperty("conflict", clash)  # the theme draws a solid red rule
+            self.finding.style().unpolish(self.finding)
+            self.finding.style().polish(self.finding)
         self.finding.show()
 
     def _render_arcs(self, c: JudgingController, blind: bool, unit: Unit | None) -> None:
@@ -366,7 +423,14 @@ class PairView(QWidget):
             else ""
         )
         score = "" if unit.score is None or c.blind else f" · model {unit.score:.2f}"
-        self.prompt.setText(f"{mode}Judging {unit.title}{score}{done}")
+        clash = (
+            ""
+            if c.hides_model or unit.key.target != "sentence" or unit.key.sentence_id is None
+            else f" · {CONFLICT_GLYPH} conflict with the source (question-based check)"
+            if c.sentence_conflicts(unit.key.sentence_id)
+            else ""
+        )
+        self.prompt.setText(f"{mode}Judging {unit.title}{score}{clash}{done}")
         self.keys_hint.set_full_text(
             f"{k['accept']} supported · {k['reject']} unsupported · 1–9 error type · "
             f"{k['relabel']} relabel+note · {k['skip']} skip · {k['flag']} flag · "

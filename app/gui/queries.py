@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import QueryableAttribute
 
 from app.adjudication import project_final_labels
+from app.gui.findings import QUESTIONS, conflict_words, conflicts
 from app.store.project import PairRow, Project
 from app.store.schema import (
     Judgment,
@@ -25,6 +26,7 @@ from app.store.schema import (
     SentenceScoreRow,
     Source,
 )
+from models.checkers.questions import CONFLICT_MARK
 
 STATUSES = ("unjudged", "in progress", "done", "flagged")
 
@@ -39,6 +41,9 @@ class ListRow:
     error_types: frozenset[str]
     arcs_judged: int = 0
     interpretable: str | None = None  # "yes" / "no" from AIS stage one, None when not asked
+    #: What the question-based check finds the source answering otherwise, one entry per
+    #: sentence ("sentence 1: the output says …"); None when that check has not run.
+    conflicts: tuple[str, ...] | None = None
 
     @property
     def status(self) -> str:
@@ -53,6 +58,13 @@ class ListRow:
         if r.judged or self.arcs_judged or self.interpretable is not None:
             return "in progress"
         return "unjudged"
+
+    def has_status(self, wanted: str) -> bool:
+        """Whether the status filter ``wanted`` keeps this pair: "unjudged" keeps every pair
+        with something left to judge (a pair in progress still has unjudged sentences)."""
+        if wanted == "unjudged":
+            return self.status in ("unjudged", "in progress")
+        return self.status == wanted
 
     def progress_text(self) -> str:
         """What has been decided on this pair, for the status tooltip."""
@@ -118,6 +130,7 @@ def list_rows(
                 )
             ).all()
         )
+        conflicts = _conflicts(s, project, only(SentenceRow.output_id))
     return [
         ListRow(
             r,
@@ -126,9 +139,41 @@ def list_rows(
             frozenset(errors.get(r.output_id, ())),
             arcs.get(r.output_id, 0),
             interpretable.get(r.output_id),
+            None if conflicts is None else tuple(conflicts.get(r.output_id, ())),
         )
         for r in rows
     ]
+
+
+def _conflicts(
+    s: Any, project: Project, where: list[ColumnElement[bool]]
+) -> dict[int, list[str]] | None:
+    """Output id -> its question-check conflicts in words, by sentence (None: not run).
+
+    Whichever checker is shown: a name or figure the source answers otherwise is the
+    strongest evidence there is (issue 25). Only sentences whose detail holds a conflict mark
+    are read.
+    """
+    version = project.current_versions().get(QUESTIONS)
+    if version is None:
+        return None
+    out: dict[int, list[str]] = defaultdict(list)
+    for oid, idx, detail in s.execute(
+        select(SentenceRow.output_id, SentenceRow.idx, SentenceScoreRow.detail)
+        .join(SentenceRow, SentenceRow.id == SentenceScoreRow.sentence_id)
+        .where(
+            SentenceScoreRow.checker == QUESTIONS,
+            SentenceScoreRow.version == version,
+            SentenceScoreRow.detail.contains(CONFLICT_MARK),
+            *where,
+        )
+        .order_by(SentenceRow.output_id, SentenceRow.idx)
+    ):
+        found = conflicts(detail)
+        if found:
+            words = "; ".join(conflict_words(c) for c in found)
+            out[oid].append(f"sentence {idx + 1}: {words}")
+    return out
 
 
 def fold(text: str) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QInputDialog,
@@ -97,7 +98,13 @@ def switch_reviewer(window: MainWindow, name: str) -> None:
         window.show_error(err)
         return
     window.settings.set(REVIEWER, name)
+    # Hiding the bar would pass its focus on to the next field, the search box, where the next
+    # judging keys would be typed: the keyboard goes back to judging instead.
+    focus = QApplication.focusWidget()
+    bar_had_focus = focus is not None and window.reviewer_bar.isAncestorOf(focus)
     window.reviewer_bar.hide()
+    if bar_had_focus or QApplication.focusWidget() is None:
+        window.output_view.setFocus()
     window.reviewer_label.setText(reviewer_text(name, True))
     project = window.project
     if project is None or project.annotator == name:

@@ -7,11 +7,15 @@ from collections import defaultdict
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
-    QTabWidget,
+    QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -144,6 +148,55 @@ class PlotTab(QWidget):
         self.fig.savefig(path, dpi=120)
 
 
+class Pages(QSplitter):
+    """The statistics' pages: their titles listed on the left, whole however many there are
+    (a tab bar cut them off behind scroll arrows), the page on the right; the handle between
+    them gives the plots more room. Offers the part of ``QTabWidget``'s API the dialog uses.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.titles = QListWidget()
+        self.titles.setAccessibleName("Statistics pages")
+        self.titles.setSpacing(3)
+        self.stack = QStackedWidget()
+        self.addWidget(self.titles)
+        self.addWidget(self.stack)
+        self.setChildrenCollapsible(False)
+        self.setStretchFactor(1, 1)
+        self.titles.currentRowChanged.connect(self.stack.setCurrentIndex)
+
+    def addTab(self, page: QWidget, title: str) -> int:
+        self.stack.addWidget(page)
+        item = QListWidgetItem(title)  # titles are plain text
+        self.titles.addItem(item)
+        if self.titles.currentRow() < 0:
+            self.titles.setCurrentRow(0)
+        width = self.titles.sizeHintForColumn(0) + 2 * self.titles.frameWidth() + 12
+        self.titles.setMinimumWidth(width)
+        self.setSizes([width, max(self.stack.sizeHint().width(), 600)])
+        return self.stack.count() - 1
+
+    def count(self) -> int:
+        return self.stack.count()
+
+    def tabText(self, index: int) -> str:
+        item = self.titles.item(index)
+        return "" if item is None else item.text()
+
+    def indexOf(self, page: QWidget) -> int:
+        return self.stack.indexOf(page)
+
+    def widget(self, index: int) -> QWidget | None:
+        return self.stack.widget(index)
+
+    def currentIndex(self) -> int:
+        return self.stack.currentIndex()
+
+    def setCurrentIndex(self, index: int) -> None:
+        self.titles.setCurrentRow(index)
+
+
 class StatsDialog(QDialog):
     """Plots of one project under the checker and threshold the window shows.
 
@@ -167,7 +220,9 @@ class StatsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Statistics")
-        self.resize(820, 620)
+        # A window of its own size: the plots get room on demand (maximise, drag its edges).
+        self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
+        self.setWindowFlag(Qt.WindowType.WindowMinimizeButtonHint, True)
         thr = threshold
         label = checker_label or "no checker"
         scores = pair_score_values(project, checker, version) if checker and version else []
@@ -177,7 +232,7 @@ class StatsDialog(QDialog):
             else JudgedScores([], 0)
         )
         errors = error_types_by_system(project)
-        self.tabs = QTabWidget()
+        self.tabs = Pages()
         self.plots: list[PlotTab] = []
         for name, draw in (
             ("score distribution", lambda f: score_distribution(f, scores, label, thr)),
@@ -200,3 +255,19 @@ class StatsDialog(QDialog):
         self.tabs.addTab(FamiliarityTab(project, checker, thr, runner), "Entity familiarity")
         lay = QVBoxLayout(self)
         lay.addWidget(self.tabs)
+        self.resize(self._first_size(parent))
+
+    def _first_size(self, parent: QWidget | None) -> QSize:
+        """Nine tenths of the window it belongs to (at least room for the page titles and a
+        plot), within the screen."""
+        want = QSize(1100, 760)
+        if parent is not None:
+            want = QSize(int(parent.width() * 0.9), int(parent.height() * 0.9))
+        lay = self.layout()
+        extra = (
+            8 if lay is None else lay.contentsMargins().left() + lay.contentsMargins().right() + 8
+        )
+        want.setWidth(max(want.width(), self.tabs.titles.minimumWidth() + 700 + extra))
+        want.setHeight(max(want.height(), 640))
+        screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        return want.boundedTo(screen.size())

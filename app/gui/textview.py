@@ -25,8 +25,14 @@ COLOURS = {
     "evidence_best": QColor(240, 170, 0, 170),  # the best-ranked evidence sentence
     "arc": QColor(137, 87, 229),
     "current": QColor(56, 132, 244, 60),
+    # A question-check conflict: the words in a stronger red than an unsupported sentence,
+    # and a badge in solid red with white letters (reads on light and dark themes).
+    "conflict": QColor(218, 54, 51, 150),
+    "conflict_badge": QColor(183, 28, 28),
 }
 GLYPHS = {"supported": "✔", "unsupported": "✘", "not_checked": "?"}
+#: The badge before a sentence the question-based check finds in conflict with the source.
+CONFLICT_BADGE = "\u2009⚠ conflict\u2009"
 UNDERLINES = {
     "supported": QTextCharFormat.UnderlineStyle.NoUnderline,
     "unsupported": QTextCharFormat.UnderlineStyle.WaveUnderline,
@@ -47,6 +53,10 @@ class SentenceMark:
     tooltip: str
     human: str | None = None  # the human label, shown as a tag after the sentence
     human_error: str | None = None
+    #: The output's answers the source answers otherwise (question-based check), and the
+    #: conflict in words (the badge's and the words' tooltip); () when none.
+    conflicts: tuple[str, ...] = ()
+    conflict_tip: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,8 +149,14 @@ def render_output(
         words.setdefault(arc.head, []).append(arc)
         words.setdefault(arc.child, []).append(arc)
     cuts = {0, len(text)}
+    conflict_spans: list[tuple[int, int, SentenceMark]] = []
     for s in sentences:
         cuts.update((s.start, s.end))
+        for answer in s.conflicts:
+            at = text.find(answer, s.start, s.end) if answer else -1
+            if at >= 0:
+                conflict_spans.append((at, at + len(answer), s))
+                cuts.update((at, at + len(answer)))
     for a, b in words:
         cuts.update((a, b))
     cuts_sorted = sorted(c for c in cuts if 0 <= c <= len(text))
@@ -169,6 +185,14 @@ def render_output(
                 g = _fmt(lead)
                 g.setBackground(COLOURS[s.state])
                 cursor.insertText(GLYPHS[s.state] + " ", g)
+            if s.conflict_tip:
+                badge = _fmt(lead)
+                badge.setBackground(COLOURS["conflict_badge"])
+                badge.setForeground(QColor(255, 255, 255))
+                badge.setFontWeight(QFont.Weight.Bold)
+                badge.setToolTip(s.conflict_tip + ("\n\n" + s.tooltip if s.tooltip else ""))
+                cursor.insertText(f"{CONFLICT_BADGE}", badge)
+                cursor.insertText(" ", lead)
         here = sentence_at(a)
         f = _fmt()
         if here is not None:
@@ -184,6 +208,13 @@ def render_output(
                     f.setFontItalic(True)
             if here.index == current and current_arc is None:
                 f.setFontWeight(QFont.Weight.DemiBold)
+        if any(lo <= a < hi for lo, hi, _s in conflict_spans):
+            owner = next(m for lo, hi, m in conflict_spans if lo <= a < hi)
+            f.setBackground(COLOURS["conflict"])
+            f.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            f.setUnderlineColor(QColor(200, 30, 30))
+            f.setFontWeight(QFont.Weight.Bold)
+            f.setToolTip(owner.conflict_tip + ("\n\n" + owner.tooltip if owner.tooltip else ""))
         marks = words.get((a, b), [])
         if marks:
             f.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)

@@ -465,7 +465,12 @@ def rescore(
         }
     todo = sorted(set(base_pairs) - have)
     report.already_scored = len(have)
-    run_id = _start_run(project, head.version, DISPLAY, {"project_model": head.hash})
+    run_id = _start_run(
+        project,
+        head.version,
+        DISPLAY,
+        {"project_model": head.hash, "runs_on": refitted_from(head.base_version)},
+    )
     status = "interrupted"
     try:
         for k in range(0, len(todo), chunk):
@@ -579,6 +584,12 @@ def _write(
                 ),
             )
         )
+
+
+def refitted_from(base_version: str) -> str:
+    """Where an adapted model's scores come from (a run's ``runs_on``): the head is a logistic
+    layer computed on the CPU over the stored scores of the bundled version it adapts."""
+    return f"cpu, refitted from the scores of v{base_version}"
 
 
 def _start_run(project: Project, version: str, display: str, settings: dict[str, Any]) -> int:

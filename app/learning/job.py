@@ -28,6 +28,8 @@ class AdaptRequest:
     threshold: float = 0.5
     calibrated_value: float | None = None
     default_threshold: float = 0.5
+    #: Whose judgments the new pair list shows (the window's reviewer; None: the user name).
+    reviewer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class NewRows:
     fit: Fit | None
     rows: list
     audit_id: int  # the latest audit entry when the rows were read (judged since: stale)
+    reviewer: str = ""  # whose judgments the rows show (another reviewer's window: stale)
 
 
 def run_adapt(req: AdaptRequest, ctx: Context) -> dict[str, Any]:
@@ -54,6 +57,8 @@ def adapt_in_process(req: AdaptRequest, ctx: Context) -> dict[str, Any]:
     from models.errors import Cancelled
 
     with Project.open(req.project_path) as project:
+        if req.reviewer is not None:
+            project.set_annotator(req.reviewer)  # the list shows the reviewer's own judgments
         try:
             if req.action == "adapt":
                 out = adapt_project(
@@ -86,7 +91,7 @@ def _new_rows(project: Project, req: AdaptRequest) -> NewRows:
     fit = shown_threshold(project, "combined", version)
     threshold = next_threshold(req.threshold, req.calibrated_value, fit, req.default_threshold)
     rows = list_rows(project, "combined", version, threshold)
-    return NewRows(version, threshold, fit, rows, audit_id)
+    return NewRows(version, threshold, fit, rows, audit_id, project.annotator)
 
 
 def next_threshold(

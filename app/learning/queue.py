@@ -8,7 +8,9 @@ The order puts first the pairs whose judgment teaches the most and finds errors 
 - **arc and sentence checkers disagree** on a sentence (the arc model flags an arc of a sentence
   the sentence checker finds supported, or the reverse);
 - **editor and model disagree**: a judgment the model's flag contradicts (the disagreement
-  filter lists these; they are worth a second look and are what calibration learns from).
+  filter lists these; they are worth a second look and are what calibration learns from);
+- **a conflict with the source**: the question-based check finds the source answering a name
+  or figure otherwise, whichever checker is shown (weighted as a likely error).
 
 Pairs already done come last. Other orderings plug in as *providers*: a function of the project
 returning ``{output_id: (priority, reason)}``, whose priority is added and whose reason is shown
@@ -38,6 +40,7 @@ PROVIDERS: dict[str, Provider] = {}
 W_UNSUPPORTED = 0.6
 W_UNCERTAIN = 0.4
 W_CHECKERS_DISAGREE = 0.3
+W_CONFLICT = 0.6
 #: The arc checker and the sentence checker whose disagreement counts.
 ARC_CHECKER, SENTENCE_CHECKER = "dae", "support"
 
@@ -56,6 +59,7 @@ class Signals:
     done: bool = False  # the editor has finished the pair
     disagreeing_sentences: tuple[int, ...] = ()  # 1-based, arc vs sentence checker
     editor_disagrees: str | None = None  # what the editor and the model disagree on
+    conflicts: int = 0  # sentences the question-based check finds in conflict with the source
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,15 @@ def rank(
                 (
                     W_CHECKERS_DISAGREE,
                     f"arc and sentence checkers disagree on sentence {which}",
+                )
+            )
+        if sig.conflicts:
+            n = sig.conflicts
+            parts.append(
+                (
+                    W_CONFLICT,
+                    f"the source answers otherwise in {n} sentence{'s' if n > 1 else ''} "
+                    "(question-based check)",
                 )
             )
         if sig.editor_disagrees:
@@ -200,11 +213,9 @@ def project_signals(
                 )
     from app.gui.queries import list_rows
 
-    done = {
-        lr.row.output_id
-        for lr in list_rows(project, None, None, threshold)
-        if lr.status in ("done", "flagged")
-    }
+    rows = list_rows(project, None, None, threshold)
+    done = {lr.row.output_id for lr in rows if lr.status in ("done", "flagged")}
+    conflicts = {lr.row.output_id: len(lr.conflicts or ()) for lr in rows}
     editor: dict[int, str] = {}
     for oid, target, judged_sid, label in judged:
         if label not in ("supported", "unsupported"):
@@ -216,7 +227,14 @@ def project_signals(
         if model_says != label:
             editor[oid] = f"{target} judged {label}, model {score:.2f}"
     return [
-        Signals(oid, scores.get(oid), oid in done, tuple(disagree.get(oid, ())), editor.get(oid))
+        Signals(
+            oid,
+            scores.get(oid),
+            oid in done,
+            tuple(disagree.get(oid, ())),
+            editor.get(oid),
+            conflicts.get(oid, 0),
+        )
         for oid in ids
     ]
 

@@ -260,7 +260,8 @@ class Project:
         """Where a checker version's stored pair scores were computed: {"cpu int8": pairs}.
 
         Read from the runs that wrote them ("unrecorded" for runs from before it was kept, or
-        restored from an export without it)."""
+        restored from an export without it; "cpu, adapted to this project" for the re-scoring
+        runs of a project model from before it was kept)."""
         with self.session() as s:
             rows = s.execute(
                 select(Run.settings, func.count(PairScoreRow.id))
@@ -270,7 +271,11 @@ class Project:
             ).all()
         places: dict[str, int] = {}
         for settings, n in rows:
-            where = str((settings or {}).get("runs_on") or "unrecorded")
+            settings = settings or {}
+            recorded = settings.get("runs_on")
+            if not recorded and settings.get("project_model"):
+                recorded = "cpu, adapted to this project"
+            where = str(recorded or "unrecorded")
             places[where] = places.get(where, 0) + n
         return places
 

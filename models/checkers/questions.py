@@ -381,9 +381,20 @@ def quote(text: str, words: int = QUOTED) -> str:
     return "“" + " ".join(cut[:words]) + (" …”" if len(cut) > words else "”")
 
 
+#: The verdict marks that end each line of a sentence's ``detail`` (see :func:`describe`).
+SAME_MARK, CONFLICT_MARK, NO_ANSWER_MARK = "✓", "✗", "?"
+#: Why the source gives no answer, by outcome, as :func:`describe` words it.
+NO_ANSWER = {
+    PRESENT: "in the source, not in this role",
+    UNDECIDED: "not stated in the source; it may follow from its figures",
+    ABSENT: "nowhere in the source",
+}
+_NO_ANSWER_KIND = {PRESENT: "elsewhere", UNDECIDED: "undecided", ABSENT: "absent"}
+
+
 def describe(f: Finding, source_texts: Sequence[str]) -> str:
     """One line for the editor: the question, both answers (where the source gives its answer)
-    and the verdict."""
+    and the verdict (read back by :func:`read_detail`)."""
     q, a = f"Q: {f.answer.question}", f.answer.text
     if f.source is not None:
         where = f"(in {quote(source_texts[f.source.sentence])})"
@@ -392,16 +403,63 @@ def describe(f: Finding, source_texts: Sequence[str]) -> str:
             change = "drops" if f.source.negated else "adds"
             return (
                 f"{q} output: {a} · source: {f.source.text} {where}, but the source {said} "
-                f"“{f.source.lemma}”: the output {change} a negation ✗"
+                f"“{f.source.lemma}”: the output {change} a negation {CONFLICT_MARK}"
             )
-        mark = "✓" if f.value == SAME else "✗"
+        mark = SAME_MARK if f.value == SAME else CONFLICT_MARK
         return f"{q} output: {a} · source: {f.source.text} {where} {mark}"
-    where = {
-        PRESENT: "in the source, not in this role",
-        UNDECIDED: "not stated in the source; it may follow from its figures",
-        ABSENT: "nowhere in the source",
-    }[f.value]
-    return f"{q} output: {a} · source: no answer ({a} {where}) ?"
+    return f"{q} output: {a} · source: no answer ({a} {NO_ANSWER[f.value]}) {NO_ANSWER_MARK}"
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One line of a sentence's ``detail`` read back: what was asked, what each side says.
+
+    ``verdict``: "same", "conflict", or, where the source gives no answer, "elsewhere" (the
+    answer is in the source in another role), "undecided" (a figure the source may imply) or
+    "absent" (nowhere in the source).
+    """
+
+    question: str
+    output: str
+    source: str | None  # the source's answer; None when it gives none
+    where: str | None  # the source sentence it is in (its first words, quoted)
+    verdict: str
+    why: str = ""  # a negation conflict: what the source negates and the output does not
+
+    @property
+    def conflict(self) -> bool:
+        return self.verdict == "conflict"
+
+
+def read_detail(detail: str | None) -> list[Said | str]:
+    """The lines of a sentence's ``detail``: each question line written by :func:`describe`
+    as a :class:`Said`, any other line as it is (other checkers, older wordings)."""
+    return [_read_line(line) for line in (detail or "").splitlines() if line.strip()]
+
+
+def _read_line(line: str) -> Said | str:
+    mark = line[-1:]
+    if not line.startswith("Q: ") or mark not in (SAME_MARK, CONFLICT_MARK, NO_ANSWER_MARK):
+        return line
+    head, sep, rest = line[3:-1].rstrip().rpartition(" · source: ")
+    question, sep2, output = head.rpartition(" output: ")
+    if not sep or not sep2:
+        return line
+    if mark == NO_ANSWER_MARK:
+        kind = next(
+            (_NO_ANSWER_KIND[v] for v, words in NO_ANSWER.items() if rest.endswith(f"{words})")),
+            None,
+        )
+        if kind is None or not rest.startswith("no answer ("):
+            return line
+        return Said(question, output, None, None, kind)
+    answer, _sep, why = rest.partition(", but the source ")
+    where = None
+    if answer.endswith(")") and " (" in answer:
+        answer, _sep, where = answer[:-1].rpartition(" (")
+        where = where.removeprefix("in ")
+    verdict = "same" if mark == SAME_MARK else "conflict"
+    return Said(question, output, answer, where, verdict, f"the source {why}" if why else "")
 
 
 class QuestionChecker(OnePairAtATime):

@@ -140,9 +140,9 @@ def test_next_useful_key_puts_the_cursor_on_the_weakest_open_sentence(qtbot, win
     assert scores and units[w.unit].score == min(scores)
     message = w.statusBar().currentMessage()
     assert message.startswith("Next most useful: ") and f"on {units[w.unit].title}" in message
-    w.judging.set_blind(True)  # blind: the jump says nothing of the model
+    w.judging.set_blind(True)  # blind: the jump follows the list, not the model's queue
     qtbot.keyClick(w.output_view, Qt.Key.Key_N)
-    assert w.statusBar().currentMessage().startswith("Next most useful pair (why is hidden")
+    assert w.statusBar().currentMessage().startswith("Next pair not done, in the list's order")
 
 
 def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]

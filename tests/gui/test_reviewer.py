@@ -125,7 +125,7 @@ def test_adjudication_mode_shows_reviewers_side_by_side(window) -> None:  # type
         w.project.judge(JudgmentKey(other), JudgmentValue("supported", "accept"))  # agreed
     w.set_reviewer("cleo")
     w.actions_["adjudicate"].trigger()
-    assert w.adjudication.dock.isVisible() and w.pairs.disagree_filter.isChecked()
+    assert w.adjudication.panel.isVisible() and w.pairs.disagree_filter.isChecked()
     assert w.proxy.rowCount() == 1 and w.current_output_id() == oid  # only the disputed pair
     panel = w.adjudication.panel
     headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
@@ -148,7 +148,7 @@ def test_adjudication_mode_shows_reviewers_side_by_side(window) -> None:  # type
     assert not [j for j in w.project.judgments(oid) if j.role == "adjudicated"]
     assert panel.table.item(0, 3).text() == "—"
     w.actions_["adjudicate"].trigger()
-    assert not w.adjudication.dock.isVisible() and not w.pairs.disagree_filter.isChecked()
+    assert not w.adjudication.panel.isVisible() and not w.pairs.disagree_filter.isChecked()
     assert w.proxy.rowCount() == w.model.total()
 
 

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.analysis import analyze
+from app.gui.findings import finding_lines
 from app.gui.main import MainWindow
 from app.io.importer import import_file
 from app.settings import Settings
@@ -42,11 +43,15 @@ def test_the_current_sentences_detail_is_shown_as_plain_text(detailed: MainWindo
     assert w.judging.checker_label == "question-based check" and w.unit == 0
     assert finding.isVisible()  # seen without hovering
     assert finding.textFormat() == Qt.TextFormat.PlainText
-    assert finding.text() == f"question-based check on sentence 1:\n{FOUND}{MARKUP}"
+    # each question as asked, with what the output and the source say (issue 25, item 8)
+    lines = finding_lines(FOUND + MARKUP)
+    assert finding.text() == "question-based check on sentence 1:\n" + "\n".join(lines)
+    assert "the source says <img src=x>" not in finding.text()  # markup is text, as it is
+    assert "the output says <img src=x>, the source says four million euros" in finding.text()
     # the sentence's tooltip says it too
     text = w.output_view.toPlainText()
     tip = w.output_view.tooltip_at(text.index("▶") + 4)
-    assert "question-based check: support 0.20" in tip and FOUND in tip
+    assert "question-based check: support 0.20" in tip and lines[0] in tip
 
     w.judging.do("next")  # sentence 2: the check found nothing to say
     assert w.unit == 1 and not finding.isVisible() and finding.text() == ""
@@ -93,7 +98,9 @@ def test_another_checkers_words_show_where_it_flags_the_sentence(
     w.output_view.setFocus()
     assert w.judging.checker == "lexical" and w.unit == 0
     assert w.view.finding.isVisible()
-    assert w.view.finding.text() == f"question-based check (flags it) on sentence 1:\n{FOUND}"
+    assert w.view.finding.text() == "question-based check (flags it) on sentence 1:\n" + "\n".join(
+        finding_lines(FOUND)
+    )
     w.judging.do("next")
     assert not w.view.finding.isVisible()
     w.close()

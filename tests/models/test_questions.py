@@ -126,3 +126,29 @@ def test_a_figure_inside_a_written_range_is_the_same_answer() -> None:
     outside = replace(source, text="12", words=("12",), value=12.0)
     assert _same(inside, source) and _same(source, source)
     assert not _same(outside, source)
+
+
+def test_detail_lines_read_back_as_question_output_and_source() -> None:
+    """What the window shows of a sentence is read from its detail (issue 25, item 8)."""
+    from models.checkers.questions import Said, read_detail
+
+    r = check(
+        "Construction began in 1893, and the library opened on 12 October 1896.",
+        "The Carrow Street Library first opened on 12 October 1893. "
+        "Mayor Lars Quist signed the plan.",
+    )
+    read = [x for s in r.sentences for x in read_detail(s.detail)]
+    assert all(isinstance(x, Said) for x in read)
+    conflict = next(x for x in read if isinstance(x, Said) and x.conflict)
+    assert (conflict.output, conflict.source) == ("12 October 1893", "12 October 1896")
+    assert conflict.where is not None and conflict.where.startswith("“Construction began")
+    assert "[when]" in conflict.question
+    absent = next(x for x in read if isinstance(x, Said) and x.output == "Mayor Lars Quist")
+    assert (absent.source, absent.verdict) == (None, "absent")
+    assert read_detail("said in other words") == ["said in other words"]
+    negation = read_detail(
+        "Q: The board [who/what] the plan. output: approved · source: approved (in “The "
+        "board did not …”), but the source negates “approve”: the output drops a negation ✗"
+    )[0]
+    assert isinstance(negation, Said) and negation.conflict
+    assert negation.why == "the source negates “approve”: the output drops a negation"
