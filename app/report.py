@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.adjudication import Final, ProjectFinals, final_labels, pair_finals
-from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checker
+from app.familiarity import FINAL_NOTE, FamiliarityReport, analyse, draw_rates, shown_checker
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
@@ -476,8 +476,8 @@ def familiarity_section(ctx: ReportContext) -> Section | None:
         "name them bare, <b>unfamiliar</b> when they mostly introduce them with a description, "
         "<b>unseen</b> when no source mentions them. A description (title, appositive, "
         "modifier, relative clause) is <i>not supported</i> when one of its arcs is below the "
-        "threshold or an editor rejected it. Error-type rates are over descriptions an editor "
-        "judged.</p>"
+        f"threshold or an editor rejected it; {esc(FINAL_NOTE)}. Error-type rates are over "
+        "descriptions an editor judged.</p>"
     )
     body += table(["familiarity", "entities in the outputs"], [[t, n] for t, n in counts.items()])
     body += figure_png(functools.partial(draw_rates, report=report), size=(9, 4.2))
