@@ -345,6 +345,8 @@ def _keep(cpus: int, folder: Path) -> int:
         finally:
             _kill_session()
             shutil.rmtree(folder, ignore_errors=True)
+            if not Path("/proc").is_dir():  # no way to list the session: its process group
+                os.killpg(0, signal.SIGKILL)  # this keeper included, last
 
 
 def _kill_session() -> None:
