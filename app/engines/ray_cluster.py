@@ -371,7 +371,7 @@ def _kill_session() -> None:
 
 def _session_members(session: int) -> list[int]:
     """Pids of the processes in ``session`` (from /proc; on other systems, none)."""
-    out = []
+    out: list[int] = []
     proc = Path("/proc")
     if not proc.is_dir():
         return out
@@ -389,9 +389,15 @@ def _session_members(session: int) -> list[int]:
     return out
 
 
+def _exit_when_orphaned() -> None:
+    """The probe's watch: it ends at once when the process that started it does."""
+    _exit_on_eof()
+    os._exit(3)
+
+
 def _probe_main(address: str) -> int:
     """The probe: connect to the cluster as Ray does, then leave."""
-    threading.Thread(target=lambda: (_exit_on_eof(), os._exit(3)), daemon=True).start()
+    threading.Thread(target=_exit_when_orphaned, daemon=True).start()
     import ray
 
     try:
