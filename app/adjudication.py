@@ -50,6 +50,9 @@ class Final:
     label: str | None  # None: reviewers disagree and nobody adjudicated
     source: str  # "adjudicated", "agreed" (all reviewers), "single" (one reviewer), "disputed"
     judgment: Any  # the judgment the label is taken from (None when disputed)
+    #: Every reviewer's own judgment of the item (role ``review``), by reviewer name: who said
+    #: what, for a dispute above all.
+    reviews: tuple[Any, ...] = ()
 
 
 def final_labels(judgments: Iterable[JudgmentLike]) -> dict[tuple[str, str], Final]:
@@ -67,14 +70,16 @@ def final_labels(judgments: Iterable[JudgmentLike]) -> dict[tuple[str, str], Fin
             reviews[slot].append(j)
     out: dict[tuple[str, str], Final] = {}
     for slot in reviews.keys() | adjudicated.keys():
+        votes = reviews.get(slot, [])
+        said = tuple(sorted(votes, key=lambda j: (j.annotator, j.id)))
         if slot in adjudicated:
-            out[slot] = Final(adjudicated[slot].label, "adjudicated", adjudicated[slot])
-            continue
-        votes = reviews[slot]
-        if len({j.label for j in votes}) > 1:
-            out[slot] = Final(None, "disputed", None)
+            held = adjudicated[slot]
+            out[slot] = Final(held.label, "adjudicated", held, said)
+        elif len({j.label for j in votes}) > 1:
+            out[slot] = Final(None, "disputed", None, said)
         else:
-            out[slot] = Final(votes[0].label, "single" if len(votes) == 1 else "agreed", votes[0])
+            source = "single" if len(votes) == 1 else "agreed"
+            out[slot] = Final(votes[0].label, source, votes[0], said)
     return out
 
 

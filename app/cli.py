@@ -418,6 +418,12 @@ def _engine_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--address", help="Ray cluster to use (default: start one on this machine)")
     c.add_argument("--workers", type=int, help="Ray scoring workers (default: one per CPU)")
     c.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds a Ray cluster has to start, or to answer at --address (60)",
+    )
+    c.add_argument(
         "--shard-size", type=int, default=32, help="pairs scored and written together (32)"
     )
 
@@ -432,6 +438,7 @@ def _engine(
     if args.engine == "ray":
         from app.engines.ray_engine import ray_analysis
 
+        timeout = {} if args.connect_timeout is None else {"connect_timeout": args.connect_timeout}
         return ray_analysis(
             args.checker,
             address=args.address,
@@ -439,9 +446,10 @@ def _engine(
             device=args.device,
             model_dir=args.model_dir,
             chunk_size=args.shard_size,
+            **timeout,
         )
-    if args.address is not None or args.workers is not None:
-        raise FactDeskError("--address and --workers go with --engine ray")
+    if args.address is not None or args.workers is not None or args.connect_timeout is not None:
+        raise FactDeskError("--address, --workers and --connect-timeout go with --engine ray")
     from app.analysis import analyze
 
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)

@@ -49,6 +49,11 @@ from models.familiarity import (
 )
 
 Verdict = Literal["supported", "not supported", "not scored"]
+#: How editors' judgments enter the verdicts and rates, as the views say it.
+FINAL_NOTE = (
+    "editors' final labels override (adjudicated, else the label the reviewers share; "
+    "a dispute nobody adjudicated is left to the model)"
+)
 #: The error types of the *Factual or Contextual?* study, in the default taxonomy.
 STUDY_ERROR_TYPES = ("nonfactual", "incongruous")
 Progress = Callable[[int, int], None]
@@ -553,7 +558,7 @@ def describe(report: FamiliarityReport, *, limit: int = 20) -> str:
         + f" (from {len(report.entities)} entities in the sources)",
         f"verdicts: {shown}"
         + (f" (version {report.version})" if report.version else "")
-        + f", threshold {report.threshold:.2f}; editor judgments override",
+        + f", threshold {report.threshold:.2f}; {FINAL_NOTE}",
         "",
         "by familiarity:",
         *rate_lines(report.rates("familiarity"), report.error_types),

@@ -27,8 +27,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from app.adjudication import ProjectFinals, pair_finals
-from app.familiarity import FamiliarityReport, analyse, draw_rates, shown_checker
+from app.adjudication import Final, ProjectFinals, final_labels, pair_finals
+from app.familiarity import FINAL_NOTE, FamiliarityReport, analyse, draw_rates, shown_checker
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.io.output import output_target, write_atomically
 from app.store.project import Project
@@ -149,11 +149,6 @@ def counts_section(ctx: ReportContext) -> Section:
         systems = s.execute(
             select(Output.system, func.count(Output.id)).group_by(Output.system)
         ).all()
-        by_aspect = s.execute(
-            select(Judgment.target, Judgment.aspect, Judgment.label, func.count(Judgment.id))
-            .group_by(Judgment.target, Judgment.aspect, Judgment.label)
-            .order_by(Judgment.target, Judgment.aspect, Judgment.label)
-        ).all()
     tables = [
         table(
             ["what", "count"],
@@ -173,11 +168,18 @@ def counts_section(ctx: ReportContext) -> Section:
             sorted(([s or "—", n] for s, n in systems), key=lambda r: str(r[0])),
         )
     )
-    if by_aspect:
+    # Judged items, each once under its final label (several reviewers' judgments of one item
+    # are one item); reviewers who disagree with nobody adjudicating: "in dispute".
+    by_label: Counter[tuple[str, str, str]] = Counter()
+    for b in ctx.bundles:
+        for (key, aspect), final in final_labels(b.judgments).items():
+            target = key.split(":", 1)[0]
+            by_label[(target, aspect, final.label or "in dispute")] += 1
+    if by_label:
         tables.append(
             table(
-                ["level", "aspect", "label", "count"],
-                [list(r) for r in by_aspect],
+                ["level", "aspect", "final label", "items"],
+                [[*k, n] for k, n in sorted(by_label.items())],
                 numeric_from=3,
             )
         )
@@ -482,8 +484,8 @@ def familiarity_section(ctx: ReportContext) -> Section | None:
         "name them bare, <b>unfamiliar</b> when they mostly introduce them with a description, "
         "<b>unseen</b> when no source mentions them. A description (title, appositive, "
         "modifier, relative clause) is <i>not supported</i> when one of its arcs is below the "
-        "threshold or an editor rejected it. Error-type rates are over descriptions an editor "
-        "judged.</p>"
+        f"threshold or an editor rejected it; {esc(FINAL_NOTE)}. Error-type rates are over "
+        "descriptions an editor judged.</p>"
     )
     body += table(["familiarity", "entities in the outputs"], [[t, n] for t, n in counts.items()])
     body += figure_png(functools.partial(draw_rates, report=report), size=(9, 4.2))
@@ -524,52 +526,59 @@ def familiarity_section(ctx: ReportContext) -> Section | None:
 
 
 def flagged_section(ctx: ReportContext) -> Section | None:
-    """Pairs the shown checker flags or an editor rejected or flagged, with their evidence."""
+    """Pairs the shown checker flags, whose final label is unsupported, whose reviewers disagree
+    with nobody adjudicating, or flagged as malformed, with their evidence."""
     items = []
     for b in ctx.bundles:
         entry = b.scores.get(ctx.checker or "")
         sent_scores = entry[1] if entry is not None else {}
         pair_score = entry[0].score if entry is not None else None
-        judgments = {j.target_key: j for j in b.judgments if j.aspect == "support"}
+        finals = {
+            key: f for (key, aspect), f in final_labels(b.judgments).items() if aspect == "support"
+        }
         malformed = any(j.aspect == "flag" for j in b.judgments)
         lines = []
         for s in b.sentences:
             row = sent_scores.get(s.id)
             score = row.score if row is not None else None
-            j = judgments.get(f"sentence:{s.id}")
+            final = finals.get(f"sentence:{s.id}")
             model_flag = score is not None and score < ctx.threshold
-            human_flag = j is not None and j.label == "unsupported"
-            if model_flag or human_flag:
+            if model_flag or _human_flag(final):
                 window = list(row.evidence or []) if row is not None else []
-                lines.append((s, score, j, window, row.detail if row is not None else None))
-        pair_j = judgments.get("pair")
-        if lines or malformed or (pair_j is not None and pair_j.label == "unsupported"):
-            items.append((b, pair_score, lines, malformed, pair_j))
+                lines.append((s, score, final, window, row.detail if row is not None else None))
+        pair_f = finals.get("pair")
+        if lines or malformed or _human_flag(pair_f):
+            items.append((b, pair_score, lines, malformed, pair_f))
     if not items:
         return Section("flagged", "Flagged items", "<p>Nothing is flagged.</p>")
     body = (
         f"<p>{len(items)} pairs have an output sentence scored below {ctx.threshold:.2f} by "
-        f"{esc(ctx.checker_label)}, judged unsupported, or flagged as malformed. Evidence: the "
-        f"best {SHOWN} source sentences for each sentence (▸1 best), marked ● when the checker "
-        "read it.</p>"
+        f"{esc(ctx.checker_label)}, judged unsupported (its final label: the adjudicated one, "
+        "else the one its reviewers share), in dispute (its reviewers disagree and nobody "
+        f"adjudicated), or flagged as malformed. Evidence: the best {SHOWN} source sentences "
+        "for each sentence (▸1 best), marked ● when the checker read it.</p>"
     )
-    for b, pair_score, lines, malformed, pair_j in items[:FLAGGED_LIMIT]:
+    for b, pair_score, lines, malformed, pair_f in items[:FLAGGED_LIMIT]:
         tags = []
         if malformed:
             tags.append('<span class="tag">malformed</span>')
-        if pair_j is not None:
-            tags.append(f'<span class="tag">pair judged {esc(pair_j.label)}</span>')
+        if pair_f is not None:
+            said = "pair in dispute" if pair_f.label is None else f"pair judged {pair_f.label}"
+            tags.append(f'<span class="tag">{esc(said)}</span>')
         body += (
             f'<div class="item"><h3>{esc(b.output.external_id)} '
             f'<span class="sys">{esc(b.output.system or "—")}</span> '
             f"pair score {fmt(pair_score, 2)} {' '.join(tags)}</h3>"
             f'<p class="output">{esc(b.output.text)}</p>'
         )
-        if pair_j is not None and (pair_j.error_type or pair_j.note):
-            body += f'<p class="note">editor on the pair: {_judgment_text(pair_j)}</p>'
+        if pair_f is not None:
+            if pair_f.source != "single":
+                body += f'<p class="note">on the pair: {_final_text(pair_f)}</p>'
+            elif pair_f.judgment.error_type or pair_f.judgment.note:
+                body += f'<p class="note">editor on the pair: {_judgment_text(pair_f.judgment)}</p>'
         source = [(s.idx, s.text) for s in b.source_sentences]
-        for s, score, j, window, detail in lines:
-            verdict = "" if j is None else f" · editor: {_judgment_text(j)}"
+        for s, score, final, window, detail in lines:
+            verdict = "" if final is None else f" · {_final_text(final)}"
             body += (
                 f'<div class="sent"><p><b>sentence {s.idx + 1}</b> score {fmt(score, 2)}'
                 f"{verdict}</p><blockquote>{esc(s.text)}</blockquote>"
@@ -597,14 +606,42 @@ def flagged_section(ctx: ReportContext) -> Section | None:
     return Section("flagged", "Flagged items and their evidence", body)
 
 
+def _human_flag(final: Final | None) -> bool:
+    """Reviewers flag an item: its final label is unsupported, or they disagree on it."""
+    return final is not None and final.label in (None, "unsupported")
+
+
+def _label_text(label: str, error_type: str | None) -> str:
+    return esc(label) + (f" ({esc(error_type)})" if error_type else "")
+
+
 def _judgment_text(j: Judgment) -> str:
     """A judgment's label, error type and note, escaped."""
-    text = esc(j.label)
-    if j.error_type:
-        text += f" ({esc(j.error_type)})"
+    text = _label_text(j.label, j.error_type)
     if j.note:
         text += f" — “{esc(j.note)}”"
     return text
+
+
+def _final_text(final: Final) -> str:
+    """An item's final label and where it comes from, escaped: one reviewer's judgment
+    ("editor: …"), the adjudicator's or the reviewers' common label with what each reviewer
+    said, or a dispute with what each reviewer said."""
+    said = "; ".join(f"{esc(j.annotator)}: {_judgment_text(j)}" for j in final.reviews)
+    if final.source == "single":
+        return f"editor: {_judgment_text(final.judgment)}"
+    if final.source == "disputed":
+        return f"in dispute (nobody adjudicated): {said}"
+    if final.source == "adjudicated":
+        j = final.judgment
+        text = f"final: {_label_text(j.label, j.error_type)}, adjudicated by {esc(j.annotator)}"
+        if j.note:
+            text += f" — “{esc(j.note)}”"
+    else:  # agreed: the error type when they all gave the same one
+        types = {j.error_type for j in final.reviews}
+        shared = next(iter(types)) if len(types) == 1 else None
+        text = f"final: {_label_text(str(final.label), shared)}, agreed"
+    return text + (f" · reviewers: {said}" if said else "")
 
 
 #: The report's sections in order. Each returns None when it has nothing to show.

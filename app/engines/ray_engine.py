@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import logging
 import os
-import shutil
-import tempfile
+import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from app import analysis
 from app.analysis import AnalysisReport, ChunkResult, Progress
+from app.engines.ray_cluster import CONNECT_TIMEOUT, Cluster, check_timeout, start_cluster
 from app.store.project import Project
 from models.errors import Cancelled, EngineError, FactDeskError
 
@@ -44,7 +43,6 @@ RAY_MISSING = (
 )
 # Chunks sent to one actor before its first result is back: it never waits for the driver.
 IN_FLIGHT_PER_WORKER = 2
-_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the app and models packages
 
 
 def import_ray() -> Any:
@@ -54,37 +52,6 @@ def import_ray() -> Any:
     except ImportError as exc:
         raise EngineError(RAY_MISSING) from exc
     return ray
-
-
-def start_cluster(address: str | None = None, *, cpus: int | None = None) -> str | None:
-    """Connect this process to a Ray cluster, or start a local one with ``cpus`` CPUs.
-
-    Quiet (no dashboard, workers' output not copied here); workers import this checkout's
-    ``app`` and ``models``. Returns the local cluster's folder (under the temp dir, for its
-    sockets and logs; remove it after ``ray.shutdown()``), None for a remote cluster.
-    """
-    ray = import_ray()
-    path = os.pathsep.join(p for p in (str(_ROOT), os.environ.get("PYTHONPATH")) if p)
-    kwargs: dict[str, Any] = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "logging_level": logging.ERROR,
-        "runtime_env": {"env_vars": {"PYTHONPATH": path}},
-    }
-    temp_dir = None
-    if address is None:
-        # Unix socket paths must stay short: a folder right under the temp dir.
-        temp_dir = tempfile.mkdtemp(prefix="factdesk-ray-")
-        kwargs.update(num_cpus=cpus or os.cpu_count() or 1, _temp_dir=temp_dir)
-    else:
-        kwargs["address"] = address
-    try:
-        ray.init(**kwargs)
-    except BaseException:
-        if temp_dir is not None:
-            shutil.rmtree(temp_dir, ignore_errors=True)
-        raise
-    return temp_dir
 
 
 @dataclass(frozen=True)
@@ -149,14 +116,19 @@ class RayPool:
         names: checker names (None: the default checkers), loaded by each actor.
         address: a running cluster (``ray://host:10001`` or ``host:6379``); None starts a local
             one on this machine with ``workers`` CPUs, or joins the one this process already
-            started (tests share one that way).
+            started (tests share one that way). See :mod:`app.engines.ray_cluster`.
         workers: scoring actors (one CPU each); None: one per CPU of the cluster.
         device: ``auto``, ``cpu`` or ``cuda``, as for a local run (an actor asks for a GPU
             when ``cuda``).
         model_dir: own model directory, as for a local run.
+        connect_timeout: seconds the cluster has to start or answer.
+
+    While the pool is open, SIGTERM stops this process as Ctrl-C does (KeyboardInterrupt in
+    the main thread: what was written is kept, the claims are freed, the cluster is closed).
 
     Raises:
-        EngineError: Ray missing, the cluster unreachable, or the workers' checkers differing.
+        EngineError: Ray missing, the cluster unreachable or silent past ``connect_timeout``,
+            or the workers' checkers differing.
         FactDeskError: a checker that cannot be loaded on a worker (the worker's own error).
     """
 
@@ -168,15 +140,17 @@ class RayPool:
         workers: int | None = None,
         device: str = "auto",
         model_dir: str | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         if workers is not None and workers < 1:
             raise EngineError(f"--workers must be at least 1, not {workers}")
+        check_timeout(connect_timeout)
         self._ray = ray = import_ray()
-        self._owns_cluster = False
-        self._temp_dir: str | None = None
+        self._cluster: Cluster | None = None
         self.actors: list[Any] = []
+        self._sigterm_before = _sigterm_as_ctrl_c()
         if not ray.is_initialized():
-            self._init(address, workers)
+            self._init(address, workers, connect_timeout)
         # A worker the cluster can never place would wait for ever: refuse it now.
         have = ray.cluster_resources()
         cpus, gpus = int(have.get("CPU", 0)), int(have.get("GPU", 0))
@@ -226,13 +200,20 @@ class RayPool:
             for n, spec in enumerate(first)
         ]
 
-    def _init(self, address: str | None, workers: int | None) -> None:
+    def _init(self, address: str | None, workers: int | None, timeout: float) -> None:
         try:
-            self._temp_dir = start_cluster(address, cpus=workers)
+            self._cluster = start_cluster(address, cpus=workers, timeout=timeout)
+        except EngineError:
+            self.close()
+            raise
         except Exception as exc:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ...
+            self.close()
             where = address or "a local cluster"
             raise EngineError(f"cannot start Ray on {where}: {_first_line(exc)}") from exc
-        self._owns_cluster = True
+        except BaseException:  # Ctrl-C, SIGTERM
+            self.close()
+            raise
+        _sigterm_as_ctrl_c()  # ray.init put in its own, which exits without cleaning up
 
     def _get(self, ref: Any) -> Any:
         """``ray.get`` with a worker's own FactDesk error raised as it is."""
@@ -259,11 +240,12 @@ class RayPool:
             except Exception:  # noqa: BLE001 - already dead
                 pass
         self.actors = []
-        if self._owns_cluster:
-            ray.shutdown()
-            self._owns_cluster = False
-            if self._temp_dir is not None:  # the local cluster's sockets and logs
-                shutil.rmtree(self._temp_dir, ignore_errors=True)
+        if self._cluster is not None:
+            cluster, self._cluster = self._cluster, None
+            cluster.close()
+        if self._sigterm_before is not None:
+            signal.signal(signal.SIGTERM, self._sigterm_before)
+            self._sigterm_before = None
 
     def __enter__(self) -> RayPool:
         return self
@@ -377,11 +359,17 @@ def ray_analysis(
     device: str = "auto",
     model_dir: str | None = None,
     chunk_size: int = 32,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> Iterator[tuple[Callable[..., AnalysisReport], list[CheckerSpec]]]:
     """A pool for the time of a ``with``: ``run(project, progress=, report=, ...)`` and the
     checkers its workers loaded."""
     with RayPool(
-        names, address=address, workers=workers, device=device, model_dir=model_dir
+        names,
+        address=address,
+        workers=workers,
+        device=device,
+        model_dir=model_dir,
+        connect_timeout=connect_timeout,
     ) as pool:
         yield functools.partial(analyze_on_ray, pool=pool, chunk_size=chunk_size), pool.checkers
 
@@ -389,3 +377,17 @@ def ray_analysis(
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+
+
+def _sigterm_as_ctrl_c() -> Any:
+    """Make SIGTERM stop this process as Ctrl-C does (KeyboardInterrupt in the main thread),
+    so that a terminated command cleans up as an interrupted one does. Returns the handler it
+    replaced (SIG_DFL when none was set from Python); None, changing nothing, outside the main
+    thread (signal handlers belong to it)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _ctrl_c) or signal.SIG_DFL
+
+
+def _ctrl_c(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt

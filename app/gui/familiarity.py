@@ -24,7 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.familiarity import FamiliarityReport, analyse, draw_rates, unfamiliar_first
+from app.familiarity import (
+    FINAL_NOTE,
+    FamiliarityReport,
+    analyse,
+    draw_rates,
+    unfamiliar_first,
+)
 from app.gui.plaintext import plain_label
 from app.gui.stats import PlotTab
 from app.store import Project
@@ -124,8 +130,8 @@ class FamiliarityTab(QWidget):
             + ", ".join(f"{n} {tag}" for tag, n in counts.items())
             + f". Familiar: the sources mostly name it bare; unfamiliar: they mostly introduce"
             f" it with a description; unseen: no source mentions it. Verdicts: "
-            f"{report.checker or 'no checker'}, threshold {report.threshold:.2f}; editor"
-            " judgments override; error-type rates are over judged descriptions."
+            f"{report.checker or 'no checker'}, threshold {report.threshold:.2f}; {FINAL_NOTE};"
+            " error-type rates are over judged descriptions."
         )
         fig = Figure(figsize=(9, 4.5), layout="tight")
         draw_rates(fig, report)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,13 +23,8 @@ from sqlalchemy import func, select
 
 from app import cli
 from app.analysis import analyze, load_checkers
-from app.engines.ray_engine import (
-    RAY_MISSING,
-    RayPool,
-    analyze_on_ray,
-    import_ray,
-    start_cluster,
-)
+from app.engines.ray_cluster import start_cluster
+from app.engines.ray_engine import RAY_MISSING, RayPool, analyze_on_ray, import_ray
 from app.io.importer import import_file
 from app.store import Project
 from app.store.schema import Claim, PairScoreRow, Run
@@ -54,15 +50,12 @@ BARE = {  # a bare answer with no question: its sentence is recorded as not chec
 def lexical_pool() -> Iterator[RayPool]:
     """Two lexical workers on a local cluster that this module's other pools join (it counts
     6 CPUs, so that they all fit; the machine has 2)."""
-    ray = import_ray()
-    folder = start_cluster(cpus=6)
+    cluster = start_cluster(cpus=6)
     try:
         with RayPool(["lexical"], workers=2) as pool:
             yield pool
     finally:
-        ray.shutdown()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        cluster.close()
 
 
 def make_project(path: Path, records: list[dict[str, Any]]) -> Project:
@@ -315,3 +308,200 @@ def test_ray_is_imported_only_when_used() -> None:
         [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True
     )
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------- connecting, stopping
+def cli_process(argv: list[str], **kw: Any) -> subprocess.Popen[str]:
+    """``factdesk ARGV`` in a child process; Ctrl-C reaches it as it would from a terminal
+    (a background job may have inherited SIGINT ignored, which Python would keep)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.cli", *argv],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
+
+
+@pytest.fixture
+def silent_port() -> Iterator[socket.socket]:
+    """A port that takes connections and never answers: not a Ray cluster."""
+    with socket.socket() as sock:
+        sock.bind(("0.0.0.0", 0))
+        sock.listen(64)
+        yield sock
+
+
+@pytest.fixture
+def one_pair(tmp_path: Path) -> Path:
+    path = tmp_path / "p.factdesk"
+    make_project(path, demo_records(1)).close()
+    return path
+
+
+@pytest.mark.parametrize("where", ["refused", "silent", "non-routable"])
+def test_a_bad_or_unreachable_address_is_one_clear_error_in_bounded_time(
+    where: str, one_pair: Path, silent_port: socket.socket
+) -> None:
+    """Old code: Ray retried for many minutes (the test timed out)."""
+    address = {
+        "refused": "127.0.0.1:1",
+        "silent": f"127.0.0.1:{silent_port.getsockname()[1]}",
+        "non-routable": "10.255.255.1:6379",  # no route, or no answer: either is said
+    }[where]
+    argv = ["analyze", str(one_pair), "--engine", "ray", "--address", address]
+    proc = cli_process(argv if where == "refused" else [*argv, "--connect-timeout", "3"])
+    try:
+        out, err = proc.communicate(timeout=180)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2, err
+    assert err.startswith("factdesk: error: ") and err.count("\n") == 1, err
+    assert address in err and "Traceback" not in err
+    if where == "refused":
+        assert "connection refused" in err
+    if where == "silent":
+        assert "within 3 s" in err and "--connect-timeout" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_sigterm_and_ctrl_c_stop_a_connect_that_waits(
+    sig: int, one_pair: Path, silent_port: socket.socket
+) -> None:
+    """Old code: Ray's connect ignored both while it waited; SIGTERM then ended the process
+    without a word (exit status 15)."""
+    address = f"127.0.0.1:{silent_port.getsockname()[1]}"
+    proc = cli_process(["analyze", str(one_pair), "--engine", "ray", "--address", address])
+    try:
+        silent_port.settimeout(120)
+        silent_port.accept()[0].close()  # the command is trying to reach the cluster
+        time.sleep(1)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.startswith("factdesk: interrupted") and "Traceback" not in err
+    # nothing it started is left trying
+    assert not [p for p in processes() if address in p[1]]
+
+
+def processes() -> list[tuple[int, str]]:
+    """(pid, command line) of every live process."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                out.append((int(entry.name), cmd))
+    return out
+
+
+def descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def wait_for_scores(path: Path, proc: subprocess.Popen[Any]) -> None:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        with Project.open(path) as project, project.session() as s:
+            if s.scalar(select(func.count(PairScoreRow.id))):  # one query: the driver writes
+                return
+        time.sleep(0.2)
+    said = proc.communicate()[1] if proc.poll() is not None and proc.stderr else ""
+    raise AssertionError(f"the analysis ended before it could be stopped: {said}")
+
+
+def copies_of_the_demo(n: int) -> list[dict[str, Any]]:
+    return [
+        dict(r, id=f"{r['id']}-{k}", system=f"copy-{k}") for k in range(n) for r in demo_records()
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_a_killed_driver_leaves_no_process_of_its_local_cluster(tmp_path: Path) -> None:
+    """The driver starts a local cluster, is killed with SIGKILL mid-run: within a bounded wait
+    no process it started (directly or not) is left, nor the cluster's folder. Old code: Ray's
+    DashboardAgent and RuntimeEnvAgent stayed for good, and /tmp/factdesk-ray-*."""
+    path = tmp_path / "local.factdesk"
+    make_project(path, copies_of_the_demo(3)).close()
+    argv = ["analyze", str(path), "--checker", "lexical", "--engine", "ray", "--workers", "1"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", *argv, "--shard-size", "1"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    started: set[int] = set()
+    try:
+        wait_for_scores(path, proc)
+        started = descendants(proc.pid)
+        commands = dict(processes())
+        folders = {
+            Path(m)
+            for pid in started
+            for m in re.findall(r"/\S*factdesk-ray-[^/\s]+", commands.get(pid, ""))
+        }
+        assert started and folders  # the cluster's processes and where it keeps its files
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 90
+        left = started
+        while time.monotonic() < deadline:
+            left = started & {pid for pid, _cmd in processes()}
+            if not left and not any(f.exists() for f in folders):
+                break
+            time.sleep(0.5)
+        assert not left, [commands.get(pid) for pid in left]
+        assert not any(f.exists() for f in folders)
+    finally:
+        proc.kill()
+        for pid in started:  # what a failure left behind
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_sigterm_stops_an_analysis_on_ray_as_ctrl_c_does(
+    tmp_path: Path, lexical_pool: RayPool
+) -> None:
+    """SIGTERM mid-run: the run is recorded interrupted, the claims freed, the command says so
+    and exits 130. Old code: Ray's own handler ended the process without a word (status 15)
+    and the run was recorded failed."""
+    path = tmp_path / "term.factdesk"
+    make_project(path, copies_of_the_demo(3)).close()
+    address = import_ray().get_runtime_context().gcs_address  # this module's cluster
+    argv = ["analyze", str(path), "--checker", "lexical", "--engine", "ray", "--workers", "1"]
+    proc = cli_process([*argv, "--address", address, "--shard-size", "1"])
+    try:
+        wait_for_scores(path, proc)
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    last = err.replace("\r", "\n").strip().splitlines()[-1]  # after the progress bar
+    assert last.startswith("factdesk: interrupted") and "Traceback" not in err
+    with Project.open(path) as project:
+        assert statuses(project) == ["interrupted"] and claims(project) == 0
+        assert 0 < len(analysis_rows(project)["pairs"]) < 96

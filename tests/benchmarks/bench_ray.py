@@ -29,12 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from app import analysis  # noqa: E402
 from app.analysis import analyze, load_checkers  # noqa: E402
-from app.engines.ray_engine import (  # noqa: E402
-    RayPool,
-    analyze_on_ray,
-    import_ray,
-    start_cluster,
-)
+from app.engines.ray_cluster import start_cluster  # noqa: E402
+from app.engines.ray_engine import RayPool, analyze_on_ray, import_ray  # noqa: E402
 from app.io.importer import import_file  # noqa: E402
 from app.paths import demo_pairs_file  # noqa: E402
 from app.store import Project  # noqa: E402
@@ -217,8 +213,7 @@ def main() -> int:
         "(a shared VM: other people's jobs run beside this one)"
     )
     folder = Path(tempfile.mkdtemp(prefix="bench-ray-"))
-    ray = import_ray()
-    cluster_dir = start_cluster(cpus=2)
+    cluster = start_cluster(cpus=2)
     print("Ray: a local cluster of 2 CPUs; one worker = one actor of 1 CPU, checkers loaded once")
     figures = {}
     try:
@@ -246,10 +241,8 @@ def main() -> int:
         for label, m in figures.items():
             envelope(label, m)
     finally:
-        ray.shutdown()
+        cluster.close()
         shutil.rmtree(folder, ignore_errors=True)
-        if cluster_dir is not None:
-            shutil.rmtree(cluster_dir, ignore_errors=True)
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
     return 0
 

@@ -104,3 +104,37 @@ def test_tab_finds_entities_in_the_window_runner(qtbot, window) -> None:  # type
     assert not w.runner.is_busy(TAB_LANE)
     assert tab.summary.text().startswith("Entities in the outputs:")
     assert tab.table.rowCount() == len(tab.report.rates("both")) > 0
+
+
+def test_tab_reads_final_labels_of_reviewers_who_disagree(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The window's panel counts what the command counts (see test_familiarity_reviewers)."""
+    from tests.app.test_familiarity_reviewers import EXPECTED, disagree
+
+    with Project.create(tmp_path / "fam.factdesk") as project:
+        import_file(project, write_jsonl(tmp_path / "fam.jsonl", PAIRS))
+        analyze(project, [load_checker("lexical")])
+        disagree(project)
+        tab = FamiliarityTab(project, "lexical", 0.5)  # no runner: computed on the spot
+        qtbot.addWidget(tab)
+        tab.compute()
+        assert tab.report is not None
+        header = [tab.table.horizontalHeaderItem(j).text() for j in range(tab.table.columnCount())]
+        cells = {
+            tab.table.item(i, 0).text(): [
+                tab.table.item(i, j).text() for j in range(tab.table.columnCount())
+            ]
+            for i in range(tab.table.rowCount())
+        }
+
+        def counts(group: str) -> tuple[int, int, int]:
+            row = cells[group]
+            judged = int(row[header.index("judged")])
+            errors = (
+                int(row[header.index(e)].split(" of ")[0]) for e in ("nonfactual", "incongruous")
+            )
+            return (judged, *errors)  # type: ignore[return-value]
+
+        assert counts("sys-a / familiar") == EXPECTED["familiar"]
+        assert counts("sys-b / unfamiliar") == EXPECTED["unfamiliar"]
+        assert counts("sys-b / unseen") == EXPECTED["unseen"]
+        assert "final labels override" in tab.summary.text()
