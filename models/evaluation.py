@@ -159,8 +159,9 @@ MODEL_DIR_CHECKERS = ("dae", "support")
 def _checkers(names: Sequence[str] | None, model_dir: Path | None = None) -> dict[str, Any]:
     from models.registry import CHECKERS, default_checkers, load_checker
 
+    defaults = default_checkers()  # also registers the bundled checkers, named or not
     if names is None:
-        names = ["lexical"] + [n for n in default_checkers() if n != "lexical"]
+        names = ["lexical"] + [n for n in defaults if n != "lexical"]
         if model_dir is not None:
             names += [n for n in MODEL_DIR_CHECKERS if n not in names]
     elif "lexical" not in names:

@@ -37,14 +37,23 @@ def nli_part(bundle: Path) -> list[str]:
     sources = ", ".join(f"`{s.removeprefix('nli/')}` {n}" for s, n in sorted(mix.items()))
     labels = " / ".join(nli["id2label"][k] for k in sorted(nli["id2label"], key=int))
     dev = training.get("dev_accuracy") or []
+    combiner = bundle / "combiner.json"
+    features = (
+        json.loads(combiner.read_text(encoding="utf-8"))["features"] if combiner.is_file() else []
+    )
+    role = (
+        "a feature of the combined score"
+        if "nli" in features
+        else "the combined score blends it into yes/no answers only"
+    )
     return [
         f"* `nli/` - three-way NLI cross-encoder ({labels}), version `{nli['version']}`: "
         f"{nli.get('base') or training.get('base') or 'base encoder not recorded'} with a "
         f"sequence-classification head, `evidence </s></s> claim` (max {nli['max_length']} "
         "word-pieces), int8 with the head in fp32, run one pair at a time (its scores do not "
         "depend on what else is analysed). Judges every output sentence claim by claim against "
-        "the claim's joined evidence (`nli`, a default checker and a feature of the combined "
-        'score); "No." answers by the contradiction of the claim they deny. Trained on 2 CPU '
+        f"the claim's joined evidence (`nli`, a default checker; {role}); "
+        '"No." answers by the contradiction of the claim they deny. Trained on 2 CPU '
         f"cores by `python -m models.training.nli_model` ({training.get('pairs_seen', '?')} "
         f"pairs, {training.get('steps', '?')} steps of batch {training.get('batch_size', '?')}, "
         f"lr {training.get('lr', '?')}, {training.get('precision', '?')}, max length "
