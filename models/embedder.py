@@ -49,30 +49,25 @@ class SentenceEmbedder:
         self._tokenizer.enable_truncation(max_length)
         self.max_length = max_length
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        """Embeddings, one row per text, unit length."""
-        rows = []
-        # Length-sorted batches waste less padding; the order is restored at the end.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for lo in range(0, len(order), batch_size):
-            idx = order[lo : lo + batch_size]
-            encs = self._tokenizer.encode_batch([texts[i] for i in idx])
-            t = max(len(e.ids) for e in encs)
-            ids = np.zeros((len(encs), t), np.int64)
-            mask = np.zeros_like(ids)
-            for r, e in enumerate(encs):
-                ids[r, : len(e.ids)] = e.ids
-                mask[r, : len(e.ids)] = 1
-            feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feed["token_type_ids"] = np.zeros_like(ids)
-            rows.append(self._session.run(None, feed)[0])
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings, one row per text, unit length.
+
+        Each text runs on its own, unpadded: int8 dynamic quantisation scales activations over
+        the whole input tensor, so a text batched with others would embed differently from the
+        same text alone, and the evidence ranks (and windows) of a pair would depend on what
+        else is analysed with it. On a CPU this costs no more than padded batches.
+        """
+        rows = [self._embed_one(t) for t in texts]
         if not rows:
             return np.zeros((0, 384), np.float32)
-        out = np.concatenate(rows)
-        result = np.empty_like(out)
-        result[np.asarray(order)] = out
-        return result
+        return np.stack(rows)
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        ids = np.asarray([self._tokenizer.encode(text).ids], np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        return self._session.run(None, feed)[0][0]
 
 
 class EmbeddingRetriever:
