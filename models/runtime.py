@@ -23,6 +23,11 @@ from typing import Any, Literal
 from models.errors import ModelLoadError
 
 DevicePref = Literal["auto", "cpu", "cuda"]
+#: Part of the version of the checkers on our ONNX models (dae, support, grounding, align): since
+#: this revision each input runs on its own, unpadded, so its scores no longer move with what
+#: shares its batch (int8 dynamic quantisation scales activations over the whole input tensor);
+#: a project analysed before re-scores once.
+ALONE_REVISION = "alone1"
 MODEL_FILE = "model.onnx"
 # GPU exports of the same weights, in order of preference.
 GPU_FILES = (("model.fp16.onnx", "fp16"), ("model.fp32.onnx", "fp32"))

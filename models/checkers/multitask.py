@@ -38,7 +38,7 @@ from models.claims import Claim
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
-from models.runtime import DevicePref
+from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
 
@@ -109,7 +109,7 @@ class MultiTaskChecker(OnePairAtATime):
         )
         bundled = path.resolve() == BUNDLED_DIR.resolve()
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}"
+        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
 
