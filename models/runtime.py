@@ -130,6 +130,11 @@ def _session(path: str | Path, providers: list[str]) -> Any:
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
+    # Idle worker threads sleep instead of spinning. Several sessions run in turn in one
+    # process (embedder, arc model, aligner, NLI), and a session's spinning threads took the
+    # cores from the next one: the default path's time per pair on 2 shared cores went from
+    # 0.66-1.44 s to 0.43 s (tests/benchmarks/bench_models.py).
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=providers)
     except Exception as exc:  # onnxruntime raises its own untyped errors

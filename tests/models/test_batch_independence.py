@@ -61,9 +61,8 @@ def test_an_embedders_vectors_do_not_depend_on_its_batch(tiny_base: Path, tmp_pa
 
     export_embedder(tiny_base, tmp_path, quantize=True)
     assert onnx_precision(tmp_path / "model.onnx") == "int8"
-    embedder = SentenceEmbedder(tmp_path, device="cpu")
-    alone = embedder.embed([SHORT])[0]
-    together = embedder.embed([LONG, SHORT])[1]
+    alone = SentenceEmbedder(tmp_path, device="cpu").embed([SHORT])[0]
+    together = SentenceEmbedder(tmp_path, device="cpu").embed([LONG, SHORT])[1]  # no cache
     assert np.array_equal(alone, together)
 
 
