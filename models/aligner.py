@@ -102,8 +102,12 @@ class TokenEncoder:
             np.load(idf_path).astype(np.float32) if idf_path.is_file() else None
         )
 
-    def encode(self, text: str, batch_size: int = 8) -> Encoded:
-        """States of every word-piece of ``text`` (no special tokens)."""
+    def encode(self, text: str) -> Encoded:
+        """States of every word-piece of ``text`` (no special tokens).
+
+        Each window runs on its own: int8 dynamic quantisation scales activations over the whole
+        input tensor, so a window batched with others would give other states than alone.
+        """
         enc = self._tokenizer.encode(text, add_special_tokens=False)
         ids = np.asarray(enc.ids, np.int64)
         offsets = np.asarray(enc.offsets, np.int64).reshape(-1, 2)
@@ -113,25 +117,17 @@ class TokenEncoder:
         starts = window_starts(n, self.window, self.stride)
         owner = central_owner(n, starts, self.window)
         states: np.ndarray | None = None
-        for lo in range(0, len(starts), batch_size):
-            group = starts[lo : lo + batch_size]
-            length = min(n, self.window) + 2
-            batch = np.zeros((len(group), length), np.int64)
-            mask = np.zeros_like(batch)
-            for r, s in enumerate(group):
-                piece = ids[s : s + self.window]
-                batch[r, : len(piece) + 2] = [self.cls_id, *piece, self.sep_id]
-                mask[r, : len(piece) + 2] = 1
-            feed = {"input_ids": batch, "attention_mask": mask}
+        for w, s in enumerate(starts):
+            piece = ids[s : s + self.window]
+            window = np.asarray([[self.cls_id, *piece, self.sep_id]], np.int64)
+            feed = {"input_ids": window, "attention_mask": np.ones_like(window)}
             if "token_type_ids" in self._inputs:
-                feed["token_type_ids"] = np.zeros_like(batch)
-            out = self._session.run(["token_states"], feed)[0]
+                feed["token_type_ids"] = np.zeros_like(window)
+            out = self._session.run(["token_states"], feed)[0][0]
             if states is None:
                 states = np.zeros((n, out.shape[-1]), np.float32)
-            for r, s in enumerate(group):
-                w = lo + r
-                mine = np.nonzero(owner == w)[0]
-                states[mine] = out[r, 1 + mine - s]
+            mine = np.nonzero(owner == w)[0]
+            states[mine] = out[1 + mine - s]
         assert states is not None
         return Encoded(ids, offsets, states)
 

@@ -2,7 +2,9 @@
 
 The DAE and sentence-support checkers share one loaded model per (directory, runtime, device),
 and one forward pass gives both an output sentence's arc scores and its support, so a recent
-result is kept for the other checker (a small cache keyed by the exact input).
+result is kept for the other checker (a small cache keyed by the exact input). Each input runs
+on its own (:meth:`ArcSupportRunner.predict`), so a sentence's scores never depend on what else
+is analysed with it.
 """
 
 from __future__ import annotations
@@ -86,42 +88,37 @@ class ArcSupportRunner:
     def predict(
         self, jobs: Sequence[Job], *, batch_size: int = 16, should_stop: ShouldStop | None = None
     ) -> list[Prediction]:
-        """Arc probabilities (None for an arc not found in the input) and support, per job."""
-        out: dict[int, Prediction] = {}
-        todo = []
-        with self._lock:
-            for n, job in enumerate(jobs):
+        """Arc probabilities (None for an arc not found in the input) and support, per job.
+
+        Each job runs on its own, unpadded: int8 dynamic quantisation scales activations over
+        the whole input tensor, so a sentence batched with others (and padded to their length)
+        would score differently from the same sentence alone, and a pair's scores would depend
+        on what else is analysed with it. On a CPU one sequence at a time costs no more than
+        padded batches. ``batch_size`` is how many jobs run between two stop checks.
+        """
+        out: list[Prediction | None] = [None] * len(jobs)
+        for n, job in enumerate(jobs):
+            if n % batch_size == 0:
+                check_stop(should_stop)
+            with self._lock:
                 hit = self._cache.get(job)
-                if hit is None:
-                    todo.append(n)
-                else:
-                    out[n] = hit
-        encoded = {
-            n: encode_pair(
-                self._tokenizer, jobs[n][0], jobs[n][1], jobs[n][2], self.vocab, self.max_length
-            )
-            for n in todo
-        }
-        # Similar lengths together: less padding in each batch.
-        todo.sort(key=lambda n: len(encoded[n].ids))
-        for lo in range(0, len(todo), batch_size):
-            check_stop(should_stop)
-            chunk = todo[lo : lo + batch_size]
-            feed = collate([encoded[n] for n in chunk])
-            arc_prob, support = self._run(feed)
-            for r, n in enumerate(chunk):
-                e = encoded[n]
-                arcs = tuple(
-                    float(arc_prob[r, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
-                    for k in range(len(e.arc_head))
-                )
-                out[n] = (arcs, float(support[r]))
-        with self._lock:
-            for n in todo:
-                self._cache[jobs[n]] = out[n]
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-        return [out[n] for n in range(len(jobs))]
+            if hit is None:
+                hit = self._predict_one(job)
+                with self._lock:
+                    self._cache[job] = hit
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+            out[n] = hit
+        return out  # type: ignore[return-value]
+
+    def _predict_one(self, job: Job) -> Prediction:
+        e = encode_pair(self._tokenizer, job[0], job[1], job[2], self.vocab, self.max_length)
+        arc_prob, support = self._run(collate([e]))
+        arcs = tuple(
+            float(arc_prob[0, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
+            for k in range(len(e.arc_head))
+        )
+        return arcs, float(support[0])
 
     def _run(self, feed: dict[str, Any]) -> tuple[Any, Any]:
         if self.runtime == "onnx":

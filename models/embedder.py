@@ -8,6 +8,8 @@ are ranked by cosine similarity with each output sentence. The model runs from i
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,7 @@ class SentenceEmbedder:
         *,
         device: DevicePref = "auto",
         max_length: int = 256,
+        cache_size: int = 4096,
     ) -> None:
         path = Path(model_dir)
         if not bundled_available(path):
@@ -48,31 +51,42 @@ class SentenceEmbedder:
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(max_length)
         self.max_length = max_length
+        # Recent texts' embeddings: a source is ranked once per output (and per checker), and
+        # several outputs of one source usually come together.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        """Embeddings, one row per text, unit length."""
-        rows = []
-        # Length-sorted batches waste less padding; the order is restored at the end.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for lo in range(0, len(order), batch_size):
-            idx = order[lo : lo + batch_size]
-            encs = self._tokenizer.encode_batch([texts[i] for i in idx])
-            t = max(len(e.ids) for e in encs)
-            ids = np.zeros((len(encs), t), np.int64)
-            mask = np.zeros_like(ids)
-            for r, e in enumerate(encs):
-                ids[r, : len(e.ids)] = e.ids
-                mask[r, : len(e.ids)] = 1
-            feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feed["token_type_ids"] = np.zeros_like(ids)
-            rows.append(self._session.run(None, feed)[0])
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings, one row per text, unit length.
+
+        Each text runs on its own, unpadded: int8 dynamic quantisation scales activations over
+        the whole input tensor, so a text batched with others would embed differently from the
+        same text alone, and the evidence ranks (and windows) of a pair would depend on what
+        else is analysed with it. A text's embedding is thus a function of the text alone, and
+        recent ones are kept.
+        """
+        rows = [self._embed_one(t) for t in texts]
         if not rows:
             return np.zeros((0, 384), np.float32)
-        out = np.concatenate(rows)
-        result = np.empty_like(out)
-        result[np.asarray(order)] = out
-        return result
+        return np.stack(rows)
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        with self._lock:
+            hit = self._recent.get(text)
+            if hit is not None:
+                self._recent.move_to_end(text)
+                return hit
+        ids = np.asarray([self._tokenizer.encode(text).ids], np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        vector = self._session.run(None, feed)[0][0]
+        with self._lock:
+            self._recent[text] = vector
+            while len(self._recent) > self._cache_size:
+                self._recent.popitem(last=False)
+        return vector
 
 
 class EmbeddingRetriever:
@@ -80,26 +94,13 @@ class EmbeddingRetriever:
 
     name = "minilm-embedding"
 
-    def __init__(self, embedder: SentenceEmbedder, cache_size: int = 256) -> None:
+    def __init__(self, embedder: SentenceEmbedder) -> None:
         self._embedder = embedder
-        # Source embeddings of the last few documents: a document is ranked once per output,
-        # and several outputs of one source usually come together.
-        self._cache: dict[str, np.ndarray] = {}
-        self._cache_size = cache_size
-
-    def _source_vectors(self, source: ParsedText) -> np.ndarray:
-        hit = self._cache.get(source.text)
-        if hit is None or len(hit) != len(source.sentences):
-            hit = self._embedder.embed([s.text for s in source.sentences])
-            if len(self._cache) >= self._cache_size:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[source.text] = hit
-        return hit
 
     def rank(self, source: ParsedText, sentences: Sequence[Sentence]) -> list[list[float]]:
         if not source.sentences or not sentences:
             return [[] for _ in sentences]
-        src = self._source_vectors(source)
+        src = self._embedder.embed([s.text for s in source.sentences])
         out = self._embedder.embed([s.text for s in sentences])
         # Cosine similarity mapped to [0, 1] so that "relevant" keeps meaning "score > 0".
         sims = (out @ src.T + 1.0) / 2.0

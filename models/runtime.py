@@ -23,6 +23,11 @@ from typing import Any, Literal
 from models.errors import ModelLoadError
 
 DevicePref = Literal["auto", "cpu", "cuda"]
+#: Part of the version of the checkers on our ONNX models (dae, support, grounding, align): since
+#: this revision each input runs on its own, unpadded, so its scores no longer move with what
+#: shares its batch (int8 dynamic quantisation scales activations over the whole input tensor);
+#: a project analysed before re-scores once.
+ALONE_REVISION = "alone1"
 MODEL_FILE = "model.onnx"
 # GPU exports of the same weights, in order of preference.
 GPU_FILES = (("model.fp16.onnx", "fp16"), ("model.fp32.onnx", "fp32"))
@@ -125,6 +130,11 @@ def _session(path: str | Path, providers: list[str]) -> Any:
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
+    # Idle worker threads sleep instead of spinning. Several sessions run in turn in one
+    # process (embedder, arc model, aligner, NLI), and a session's spinning threads took the
+    # cores from the next one: the default path's time per pair on 2 shared cores went from
+    # 0.66-1.44 s to 0.43 s (tests/benchmarks/bench_models.py).
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=providers)
     except Exception as exc:  # onnxruntime raises its own untyped errors

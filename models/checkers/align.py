@@ -37,7 +37,7 @@ from models.checkers.base import (
 from models.claims import Claim
 from models.document import ParsedText, Sentence
 from models.evidence import Evidence
-from models.runtime import DevicePref
+from models.runtime import ALONE_REVISION, DevicePref
 
 #: Source sentences shown as evidence for one output sentence.
 EVIDENCE_SENTENCES = 3
@@ -87,7 +87,7 @@ class AlignChecker(OnePairAtATime):
         path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
         self._encoder = shared_encoder(str(path.resolve()), device)
         cfg = self._encoder.config
-        self.version = f"{self._encoder.version}+{QA_REVISION}"
+        self.version = f"{self._encoder.version}+{QA_REVISION}+{ALONE_REVISION}"
         self.runs_on: str = self._encoder.runs_on
         if path.resolve() != BUNDLED_DIR.resolve():
             self.name = f"align:{path.name}"

@@ -1,8 +1,9 @@
-"""What the DAE and sentence-support checkers share: one multi-task model, batched across pairs.
+"""What the DAE and sentence-support checkers share: one multi-task model, one pair at a time.
 
 Both checkers read the same model input per output sentence (evidence window + sentence + its
-arcs), so the runner's cache lets one forward pass serve both. Sentences of several pairs are
-batched together: a 1-sentence summary no longer runs as a batch of one.
+arcs), so the runner's cache lets one forward pass serve both. Each sentence runs on its own
+(:meth:`models.arc_runtime.ArcSupportRunner.predict`): a pair's scores never depend on the pairs
+analysed with it.
 
 An answer sentence with a claim (:mod:`models.claims`) is read as its claim: the window is
 chosen for the claim, the input is ``[CLS] evidence [SEP] claim [SEP]`` (the shape the model was
@@ -29,21 +30,17 @@ from models.arc_runtime import (
 from models.checkers.base import (
     QA_REVISION,
     Grain,
+    OnePairAtATime,
     PairInput,
     PairScore,
-    Progress,
-    ShouldStop,
 )
 from models.claims import Claim
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
-from models.runtime import DevicePref
+from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
-
-# Output sentences gathered before the model runs, as a multiple of the batch size.
-_SENTENCES_PER_ROUND = 4
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
@@ -88,12 +85,14 @@ def claim_slots(
     return tuple(slots), tuple(placed)
 
 
-class MultiTaskChecker:
+class MultiTaskChecker(OnePairAtATime):
     """Base of the checkers on the multi-task arc/support model (bundled or a user's)."""
 
     short_name = ""
     display_name = ""
     grain: Grain = "sentence"
+    #: Pairs between two stop checks and progress reports.
+    batch_size = 16
 
     def __init__(
         self,
@@ -110,7 +109,7 @@ class MultiTaskChecker:
         )
         bundled = path.resolve() == BUNDLED_DIR.resolve()
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}"
+        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
 
@@ -133,56 +132,14 @@ class MultiTaskChecker:
             return (evidence.text, claim.denies.text, arc_slots(claim.denies))
         return (evidence.text, claim.text, claim_slots(claim, sentence)[0])
 
-    def score(
-        self,
-        batch: Sequence[PairInput],
-        *,
-        batch_size: int = 16,
-        progress: Progress | None = None,
-        should_stop: ShouldStop | None = None,
-    ) -> list[PairScore]:
-        results: list[PairScore] = []
-        start = 0
-        while start < len(batch):
-            # Gather whole pairs until there are enough sentences for a few full batches.
-            stop, pending = start, 0
-            rounds = []
-            while stop < len(batch) and (
-                stop == start or pending < _SENTENCES_PER_ROUND * batch_size
-            ):
-                item = batch[stop]
-                windows = self._runner.windows(item, self._retriever)
-                todo = [
-                    s
-                    for s, ev in zip(item.output.sentences, windows, strict=True)
-                    if ev.not_checked is None and item.checkable(s)
-                ]
-                rounds.append((item, windows, todo))
-                pending += sum(item.claim(s.index) is None for s in todo)
-                stop += 1
-            # Claims run in batches of their own: the int8 model's activation scales depend on
-            # the batch, so sentences without a claim get exactly the scores they always had.
-            keys = [
-                (item.claim(s.index) is not None, r, s.index)
-                for r, (item, _, todo) in enumerate(rounds)
-                for s in todo
-            ]
-            preds: dict[tuple[bool, int, int], Prediction] = {}
-            for claimed in (False, True):
-                mine = [k for k in keys if k[0] is claimed]
-                jobs = [
-                    self.job(rounds[r][0], rounds[r][0].output.sentences[i], rounds[r][1][i])
-                    for _, r, i in mine
-                ]
-                if jobs:
-                    got = self._runner.predict(jobs, batch_size=batch_size, should_stop=should_stop)
-                    preds.update(zip(mine, got, strict=True))
-            for r, (item, windows, todo) in enumerate(rounds):
-                found = {
-                    s.index: preds[(item.claim(s.index) is not None, r, s.index)] for s in todo
-                }
-                results.append(self.assemble(item, windows, found))
-            start = stop
-            if progress is not None:
-                progress(len(results), len(batch))
-        return results
+    def score_one(self, item: PairInput) -> PairScore:
+        """One pair: each checkable sentence (or its claim) read against its evidence window."""
+        windows = self._runner.windows(item, self._retriever)
+        todo = [
+            s
+            for s, ev in zip(item.output.sentences, windows, strict=True)
+            if ev.not_checked is None and item.checkable(s)
+        ]
+        jobs = [self.job(item, s, windows[s.index]) for s in todo]
+        preds = self._runner.predict(jobs)
+        return self.assemble(item, windows, {s.index: p for s, p in zip(todo, preds, strict=True)})

@@ -1,28 +1,44 @@
-"""Speed and memory of the bundled arc model beside the DAE reference architecture (prints).
+"""Speed, memory and size of the default analysis path beside the DAE reference (prints).
 
-    python tests/benchmarks/bench_models.py [--pairs N] [--repeats N]
+    python tests/benchmarks/bench_models.py [--repeats N] [--nli-dir DIR]
 
-Side by side in one run on this machine, on the same arcs and the same evidence windows: our
-int8 ONNX arc/support model (MiniLM-L6, onnxruntime) and the DAE paper's architecture at
-ELECTRA-base size (hidden 768, 12 layers, 12 heads, intermediate 3072; random weights, fp32
-torch) with the same arc head. Per-pair time is for a ~600-word source with a 3-sentence output
-(model time only: windows are built once and shared); batch throughput scores many such pairs
-in batches of 16 windows. A fresh process then loads the app's models (arc/support model and
-embedder) to measure load time and peak RSS.
+The default path is what ``factdesk analyze`` runs with no ``--checker``: the default checkers
+(``models.registry.default_checkers``: the bundled models whose files are present, ``nli`` and
+``combined`` among them when theirs are) loaded by ``app.analysis.load_checkers`` and run on a
+pair by ``app.analysis.score_chunk`` (parse, claims, every checker), in a fresh process that
+measures load time and peak RSS. Each repeat scores a new pair, a ~600-word source and a
+3-sentence output, every sentence of both reworded so that no cache holds any of it (as when
+each output has its own source). Printed beside their targets: the median time per
+pair, its ratio to the DAE reference (the DAE paper's architecture at ELECTRA-base size: hidden
+768, 12 layers, 12 heads, intermediate 3072, random weights, fp32 torch, with the same arc head,
+on the same parse, evidence windows and arcs), peak RSS and the bundled models' size on disk.
+
+``--nli-dir DIR`` measures with the exported NLI model in DIR as if it were the bundled one
+(``resources/models/nli``): the process reads a copy of ``resources/`` made of links, with
+``models/nli`` pointing at DIR. Without it the bundled NLI model is used when present; the
+script says when it is absent.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+
+TARGET_PER_PAIR_S = 1.0
+TARGET_RSS_MB = 1536
+TARGET_SIZE_MB = 200
+TARGET_LOAD_S = 2.0
 
 PARAGRAPHS = [
     "The city council met on Tuesday evening to debate the new transport plan for the region.",
@@ -36,26 +52,125 @@ PARAGRAPHS = [
     "Construction of the first cycle lanes is expected to begin in the spring of next year.",
     "The council will vote on the final version of the plan at its meeting in March.",
 ]
-OUTPUT = (
-    "The council debated a transport plan costing 40 million pounds. "
-    "The mayor has led the council since 2012. "
-    "Environmental groups criticised the plan for increasing traffic."
-)
+OUTPUT = [
+    "The council debated a transport plan costing 40 million pounds.",
+    "The mayor has led the council since 2012.",
+    "Environmental groups criticised the plan for increasing traffic.",
+]
 
 
-def make_source(words: int = 600) -> str:
+def reworded(sentence: str, variant: int, k: int) -> str:
+    return f"In week {100 * variant + k}, {sentence[0].lower()}{sentence[1:]}"
+
+
+def make_pair(variant: int, words: int = 600) -> tuple[str, str]:
+    """A ~600-word source and a 3-sentence output; each variant words every sentence of both
+    differently, so that no cache holds any of it."""
     out, n, k = [], 0, 0
     while n < words:
-        sentence = PARAGRAPHS[k % len(PARAGRAPHS)]
-        if k >= len(PARAGRAPHS):
-            sentence = sentence.replace("The ", f"In week {k}, the ", 1)
-        out.append(sentence)
-        n += len(sentence.split())
+        out.append(reworded(PARAGRAPHS[k % len(PARAGRAPHS)], variant, k))
+        n += len(out[-1].split())
         k += 1
-    return " ".join(out)
+    return " ".join(out), " ".join(reworded(s, variant, k) for k, s in enumerate(OUTPUT))
 
 
-def reference_module(n_labels: int) -> object:
+def timed(fn: Any, repeats: int) -> float:
+    fn()  # warm-up
+    runs = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - t)
+    return statistics.median(runs)
+
+
+# ---- the default path, in a fresh process ----
+
+
+def peak_mb() -> float:
+    """Peak RSS of this process (VmHWM: ru_maxrss can carry the parent's peak over a fork)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Timed:
+    """A checker that records how long each of its ``score`` calls took."""
+
+    def __init__(self, checker: Any) -> None:
+        self.checker = checker
+        self.name = checker.name
+        self.spent: list[float] = []
+
+    def score(self, batch: Any, **options: Any) -> Any:
+        t = time.perf_counter()
+        out = self.checker.score(batch, **options)
+        self.spent.append(time.perf_counter() - t)
+        return out
+
+
+def default_path(repeats: int) -> dict[str, Any]:
+    """Load the default checkers and score ``repeats`` new pairs as ``analyze`` does."""
+    t0 = time.perf_counter()
+    from app.analysis import load_checkers, score_chunk
+
+    checkers = [Timed(c) for c in load_checkers(None)]
+    load_s = time.perf_counter() - t0
+    rss_loaded = peak_mb()
+    totals = []
+    for variant in range(repeats + 1):  # the first one warms up
+        texts = {1: make_pair(variant)}
+        t = time.perf_counter()
+        score_chunk(checkers, texts, {1: {c.name for c in checkers}})  # type: ignore[arg-type]
+        totals.append(time.perf_counter() - t)
+    spent = {c.name: statistics.median(c.spent[1:]) for c in checkers}
+    from models.checkers.nli import BUNDLED_DIR as NLI_DIR
+
+    return {
+        "load_s": load_s,
+        "rss_loaded_mb": rss_loaded,
+        "rss_peak_mb": peak_mb(),
+        "per_pair_s": statistics.median(totals[1:]),
+        "checkers_s": spent,
+        "parse_s": statistics.median(
+            total - sum(c.spent[k] for c in checkers) for k, total in enumerate(totals) if k > 0
+        ),
+        "runs_on": {c.name: str(getattr(c.checker, "runs_on", "cpu")) for c in checkers},
+        "nli_dir": str(NLI_DIR.resolve()),
+    }
+
+
+def resources_with_nli(nli_dir: Path, root: Path) -> Path:
+    """A copy of ``resources/`` made of links, with ``models/nli`` pointing at ``nli_dir``."""
+    real = REPO / "resources"
+    (root / "resources" / "models").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name != "models":
+            (root / "resources" / entry.name).symlink_to(entry)
+    for entry in (real / "models").iterdir():
+        if entry.name != "nli":
+            (root / "resources" / "models" / entry.name).symlink_to(entry)
+    (root / "resources" / "models" / "nli").symlink_to(nli_dir.resolve())
+    return root
+
+
+def measure_default_path(repeats: int, nli_dir: Path | None) -> dict[str, Any]:
+    """:func:`default_path` in a fresh process (``--child``), with the NLI stand-in if given."""
+    with tempfile.TemporaryDirectory(prefix="bench-models-") as tmp:
+        cmd = [sys.executable, __file__, "--child", "--repeats", str(repeats)]
+        if nli_dir is not None:
+            cmd += ["--resources", str(resources_with_nli(nli_dir, Path(tmp)))]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit(f"the default path failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ---- the DAE reference ----
+
+
+def reference_module(n_labels: int) -> Any:
     import torch
     from transformers import ElectraConfig, ElectraModel
 
@@ -74,184 +189,150 @@ def reference_module(n_labels: int) -> object:
     return build_module({}, n_labels, 64, encoder=ElectraModel(config)).eval()
 
 
-def timed(fn, repeats: int) -> float:
-    fn()  # warm-up
-    runs = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - t)
-    return statistics.median(runs)
-
-
-LOAD_SNIPPET = r"""
-import sys, time, json
-sys.path.insert(0, {repo!r})
-
-def peak_mb():
-    # VmHWM belongs to this process image (ru_maxrss can carry the parent's peak over a fork).
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-t0 = time.perf_counter()
-from models.registry import load_checker
-from models.registry import default_checkers
-checkers = [load_checker(n, device="cpu") for n in default_checkers()]
-from models.embedder import bundled_retriever
-bundled_retriever("cpu")
-load = time.perf_counter() - t0
-rss_loaded = peak_mb()
-from models.parsing import parse
-from models.checkers.base import PairInput
-src = parse({source!r}); out = parse({output!r})
-item = PairInput("b", src, out)
-for c in checkers:
-    c.score([item])
-print(json.dumps({{"load_s": load, "rss_loaded_mb": rss_loaded,
-                  "rss_peak_mb": peak_mb(), "checkers": [c.name for c in checkers]}}))
-"""
-
-
-def _aligner_time(source: object, output: object, repeats: int) -> float | None:
-    """Median time of the alignment checker on one pair, its caches cleared each time."""
-    from models.aligner import bundled_available as aligner_available
-
-    if not aligner_available():
-        return None
-    from models.checkers import align
-    from models.checkers.base import PairInput
-
-    checker = align.AlignChecker(device="cpu")
-    item = PairInput("b", source, output)  # type: ignore[arg-type]
-
-    def run() -> None:
-        align._RESULTS.clear()
-        align._SOURCES._items.clear()
-        checker.score([item])
-
-    return timed(run, repeats)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--pairs", type=int, default=16, help="pairs in the throughput run")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import json
-
+def measure_reference(repeats: int) -> dict[str, Any]:
+    """The DAE reference on the first pair the default path timed: our parse, our arc
+    model's evidence windows and arcs, the ELECTRA-base model in one batch; and our arc model
+    alone on the same inputs."""
     import torch
 
-    from models.arc_runtime import BUNDLED_DIR, bundled_available, default_retriever, get_runner
-    from models.checkers.base import PairInput
-    from models.checkers.multitask import arc_slots
+    from models.arc_runtime import BUNDLED_DIR, default_retriever, get_runner
+    from models.checkers.multitask import MultiTaskChecker
+    from models.claims import pair_input
     from models.encoding import collate, encode_pair
     from models.parsing import parse
 
-    if not bundled_available():
-        print("bundled model not found in resources/models/arc_support")
-        return 1
-    source_text = make_source()
-    code = LOAD_SNIPPET.format(repo=str(REPO), source=source_text, output=OUTPUT)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    mem = json.loads(proc.stdout.strip().splitlines()[-1])
-    source, output = parse(source_text), parse(OUTPUT)
+    source_text, output_text = make_pair(1)
+    parse_s = timed(lambda: (parse(source_text), parse(output_text)), repeats)
+    item = pair_input("b", parse(source_text), parse(output_text))
     runner = get_runner(BUNDLED_DIR, "onnx", "cpu")
-    windows = runner.windows(PairInput("b", source, output), default_retriever("cpu"))
-    jobs = [
-        (ev.text, s.text, arc_slots(s)) for s, ev in zip(output.sentences, windows, strict=True)
-    ]
+    windows = runner.windows(item, default_retriever("cpu"))
+    sentences = zip(item.output.sentences, windows, strict=True)
+    jobs = [MultiTaskChecker.job(item, s, ev) for s, ev in sentences]
     encoded = [
         encode_pair(runner._tokenizer, *job, runner.vocab, runner.max_length) for job in jobs
     ]
-    n_arcs = sum(len(j[2]) for j in jobs)
-    lengths = [len(e.ids) for e in encoded]
     reference = reference_module(len(runner.vocab))
     torch.set_num_threads(os.cpu_count() or 1)
+    names = ("input_ids", "attention_mask", "token_type_ids", "arc_head", "arc_child", "arc_label")
 
-    def ours(batch_encoded: list) -> None:
-        for lo in range(0, len(batch_encoded), 16):
-            runner._run(collate(batch_encoded[lo : lo + 16]))
-
-    def ref(batch_encoded: list) -> None:
+    def ref() -> None:
+        feed = collate(encoded)
         with torch.inference_mode():
-            for lo in range(0, len(batch_encoded), 16):
-                feed = collate(batch_encoded[lo : lo + 16])
-                reference(
-                    *[
-                        torch.from_numpy(feed[k])
-                        for k in (
-                            "input_ids",
-                            "attention_mask",
-                            "token_type_ids",
-                            "arc_head",
-                            "arc_child",
-                            "arc_label",
-                        )
-                    ]
-                )
+            reference(*[torch.from_numpy(feed[k]) for k in names])
 
-    ours_pair = timed(lambda: ours(encoded), args.repeats)
-    ref_pair = timed(lambda: ref(encoded), args.repeats)
-    many = encoded * args.pairs
-    ours_batch = timed(lambda: ours(many), max(1, args.repeats // 2))
-    ref_batch = timed(lambda: ref(many), max(1, args.repeats // 2))
-    onnx_mb = (BUNDLED_DIR / "model.onnx").stat().st_size / 1e6
-    align_pair = _aligner_time(source, output, args.repeats)
+    def ours() -> None:
+        for e in encoded:  # as the runner runs them: each alone
+            runner._run(collate([e]))
 
-    rows = [
-        ("model", "ours: MiniLM-L6 int8 ONNX", "DAE ref: ELECTRA-base fp32 torch", "speed-up"),
-        (
-            "per pair (600-word source, 3 sentences)",
-            f"{ours_pair * 1000:.0f} ms",
-            f"{ref_pair * 1000:.0f} ms",
-            f"{ref_pair / ours_pair:.1f}x",
-        ),
-        (
-            f"batch throughput ({args.pairs} pairs)",
-            f"{args.pairs / ours_batch:.1f} pairs/s",
-            f"{args.pairs / ref_batch:.1f} pairs/s",
-            f"{ref_batch / ours_batch:.1f}x",
-        ),
-    ]
-    if align_pair is not None:
-        rows.append(
-            (
-                "alignment checker per pair (MiniLM layers 1-3 int8)",
-                f"{align_pair * 1000:.0f} ms",
-                "",
-                "",
-            )
+    return {
+        "parse_s": parse_s,
+        "model_s": timed(ref, repeats),
+        "ours_s": timed(ours, repeats),
+        "windows": [len(e.ids) for e in encoded],
+        "arcs": sum(len(job[2]) for job in jobs),
+        "source_words": len(source_text.split()),
+        "source_sentences": len(item.source.sentences),
+    }
+
+
+# ---- sizes and the report ----
+
+
+def model_sizes(nli_dir: Path | None) -> dict[str, float]:
+    """MB on disk per entry of ``resources/models`` (``nli``: the stand-in when given)."""
+    entries = {p.name: p for p in (REPO / "resources" / "models").iterdir()}
+    if nli_dir is not None:
+        entries["nli"] = nli_dir
+    sizes = {}
+    for name, path in sorted(entries.items()):
+        files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
+        sizes[name] = sum(f.stat().st_size for f in files) / 1e6
+    return sizes
+
+
+def beside(value: str, ok: bool, target: str) -> str:
+    return f"{value}   (target {target}: {'met' if ok else 'NOT MET'})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="pairs timed (median; 5)")
+    parser.add_argument(
+        "--nli-dir", type=Path, help="an exported NLI model directory, measured as the bundled one"
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--resources", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.child:
+        if args.resources:  # read the way a packaged app finds its files
+            sys._MEIPASS = args.resources  # type: ignore[attr-defined]
+        print(json.dumps(default_path(args.repeats)))
+        return 0
+    if args.nli_dir is not None and not (args.nli_dir / "model.onnx").is_file():
+        print(f"{args.nli_dir}: no model.onnx here (--nli-dir takes an exported NLI model)")
+        return 2
+    from models.arc_runtime import bundled_available
+
+    if not bundled_available():
+        print("the bundled arc/support model is not in resources/models/arc_support")
+        return 1
+    path = measure_default_path(args.repeats, args.nli_dir)
+    ref = measure_reference(args.repeats)
+    sizes = model_sizes(args.nli_dir)
+
+    names = list(path["checkers_s"])
+    per_pair = path["per_pair_s"]
+    ref_total = ref["parse_s"] + ref["model_s"]
+    total_mb = sum(sizes.values())
+    if "nli" in names:
+        where = "--nli-dir" if args.nli_dir is not None else "bundled"
+        nli = f"NLI model: {path['nli_dir']} ({where})"
+    else:
+        nli = "NLI model: absent (no resources/models/nli): the default path runs without 'nli'"
+    print(
+        f"Default path ({' + '.join(names)}) on this CPU ({os.cpu_count()} cores): a "
+        f"{ref['source_words']}-word source ({ref['source_sentences']} sentences) and a "
+        f"3-sentence output, every pair new (nothing cached); median of {args.repeats} pairs"
+    )
+    print(nli)
+    print(
+        beside(f"time per pair: {per_pair * 1000:.0f} ms", per_pair <= TARGET_PER_PAIR_S, "<= 1 s")
+    )
+    parts = [f"parse {path['parse_s'] * 1000:.0f}"]
+    parts += [f"{n} {s * 1000:.0f}" for n, s in path["checkers_s"].items()]
+    print(f"  of which (ms): {', '.join(parts)}")
+    print(
+        f"DAE reference per pair (same parse, {len(ref['windows'])} windows of "
+        f"{ref['windows']} word-pieces, {ref['arcs']} arcs; ELECTRA-base fp32 torch): "
+        f"{ref_total * 1000:.0f} ms (parse {ref['parse_s'] * 1000:.0f} + model "
+        f"{ref['model_s'] * 1000:.0f})"
+    )
+    print(
+        f"ratio default path / DAE reference: {per_pair / ref_total:.2f} "
+        f"({ref_total / per_pair:.1f}x faster); the arc model alone on the same windows: "
+        f"{ref['ours_s'] * 1000:.0f} ms, {ref['model_s'] / ref['ours_s']:.1f}x faster than the "
+        f"reference model"
+    )
+    print(
+        beside(
+            f"peak RSS: {path['rss_peak_mb']:.0f} MB (after loading: {path['rss_loaded_mb']:.0f} MB)",
+            path["rss_peak_mb"] < TARGET_RSS_MB,
+            f"< {TARGET_RSS_MB} MB",
         )
-        both = ours_pair + align_pair
-        rows.append(
-            (
-                "default checkers per pair (arc model + alignment)",
-                f"{both * 1000:.0f} ms",
-                f"{ref_pair * 1000:.0f} ms",
-                f"{ref_pair / both:.1f}x",
-            )
+    )
+    print(
+        beside(f"model load time: {path['load_s']:.2f} s", path["load_s"] < TARGET_LOAD_S, "< 2 s")
+    )
+    listed = ", ".join(f"{n} {mb:.1f}" for n, mb in sizes.items() if mb >= 0.05)
+    print(
+        beside(
+            f"bundled models on disk: {total_mb:.1f} MB ({listed})",
+            total_mb < TARGET_SIZE_MB,
+            f"< {TARGET_SIZE_MB} MB",
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    print(
-        f"Speed on this CPU ({os.cpu_count()} cores; {len(jobs)} windows of {lengths} word-pieces, "
-        f"{n_arcs} arcs per pair; median of {args.repeats})"
     )
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)))
-    print()
-    print(
-        "App models in a fresh process (arc/support int8 ONNX + embedder int8 ONNX + spaCy parse)"
-    )
-    names = " + ".join(mem["checkers"])
-    print(f"model load time ({names} + embedder): {mem['load_s']:.2f} s   (target < 2 s)")
-    print(
-        f"peak RSS after loading: {mem['rss_loaded_mb']:.0f} MB; after scoring one pair with "
-        f"every default checker: {mem['rss_peak_mb']:.0f} MB   (target < 1536 MB)"
-    )
-    print(f"arc/support model file: {onnx_mb:.1f} MB")
+    print(f"runs on: {', '.join(f'{n} {r}' for n, r in path['runs_on'].items())}")
     return 0
 
 

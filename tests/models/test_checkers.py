@@ -36,7 +36,9 @@ def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
     assert {a.sentence for a in result.arcs} == {0}
     assert len([a for a in result.arcs]) == len(item.output.sentences[0].arcs)
     assert result.score == first.score
-    assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith("+onnx+qa1")
+    assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith(
+        "+onnx+qa1+alone1"
+    )
 
 
 def test_dae_checker_empty_source(tiny_onnx_dir: Path) -> None:
