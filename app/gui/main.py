@@ -37,6 +37,7 @@ from app.gui.actions import build_actions, show_key_hints
 from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.claims import ClaimFetcher
+from app.gui.help import HelpMenu
 from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         tb.addWidget(QLabel(" Threshold "))
         tb.addWidget(self.threshold)
         self.learning = LearningPanel(self)  # calibration, queue order, adaptation (issue 14)
+        self.help = HelpMenu(self)  # the guide and About (Help menu)
         tb.addWidget(self.learning.calibration_label)
         tb.addSeparator()
 
@@ -170,6 +172,7 @@ class MainWindow(QMainWindow):
             "zoom_out": lambda: self.zoom(-1),
             "dark": self.toggle_dark,
             **self.learning.slots(),
+            **self.help.slots(),
         }
         self.actions_ = build_actions(self, slots, self.undo_stack, tb)
         self.blind_action = self.actions_["blind"]
