@@ -67,6 +67,7 @@ def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
             progress=ctx.progress,
             should_stop=ctx.should_stop,
             on_chunk=lambda ids: ctx.partial(list(ids)),
+            step=ctx.step,
         )
     return report.to_json()
 
@@ -104,5 +105,6 @@ def build_demo(req: DemoRequest, ctx: JobContext) -> str:
         checkers=req.checkers,
         progress=ctx.progress,
         should_stop=ctx.should_stop,
+        step=ctx.step,
     )
     return str(path)

@@ -38,7 +38,6 @@ from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.claims import ClaimFetcher
 from app.gui.help import HelpMenu
-from app.gui.jobs import DemoRequest, build_demo
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
 from app.gui.learning import LearningPanel
@@ -52,7 +51,7 @@ from app.settings import Settings
 from app.store import Project
 from app.store.project import default_annotator
 from app.store.schema import ArcRow
-from app.tasks import Job, TaskRunner
+from app.tasks import TaskRunner
 
 __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
 
@@ -667,17 +666,7 @@ class MainWindow(QMainWindow):
     def open_demo(self) -> None:
         from app.demo import demo_project_path
 
-        path = str(demo_project_path())
-        self.statusBar().showMessage("Preparing the demo project (analysing it on first use)…")
-        self.runner.submit(
-            Job(
-                "io",
-                build_demo,
-                DemoRequest(path),
-                on_done=lambda p: self._open_guarded(str(p)),
-                on_error=self.show_error,
-            )
-        )
+        self.analysis.prepare_demo(str(demo_project_path()), self._open_guarded)
 
     def relabel_dialog(self) -> None:
         if self.project is None or self.current_unit() is None:
