@@ -122,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("export", help="export pairs, scores and judgments")
     c.add_argument("project")
     c.add_argument("out")
-    c.add_argument("--format", choices=["jsonl", "csv", "dae-arcs"], default="jsonl")
+    c.add_argument(
+        "--format", choices=["jsonl", "csv", "dae-arcs", "frank", "xsumfaith"], default="jsonl"
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_export)
 
