@@ -34,31 +34,114 @@ class _Ctx:
         return False
 
 
-def make_big(workdir: Path, pairs: int) -> Path:
+def analysed_demo(workdir: Path) -> Path:
+    """The demo project analysed with the lexical baseline (built once per work folder)."""
     from app.gui.jobs import DemoRequest, build_demo
-    from app.io.exporter import export
-    from app.io.importer import import_file
+
+    return Path(build_demo(DemoRequest(str(workdir / "demo.factdesk"), ("lexical",)), _Ctx()))  # type: ignore[arg-type]
+
+
+#: Tables copied once (sources and their sentences, runs, settings) and per copy (the rest).
+PER_COPY = ("outputs", "sentences", "arcs", "pair_scores", "sentence_scores", "arc_scores")
+
+
+def make_big(workdir: Path, pairs: int) -> Path:
+    """A ``pairs``-pair analysed project in seconds: the analysed demo's rows copied over and over
+    inside SQLite (``INSERT ... SELECT`` into the tables the store itself created), each copy
+    with its own ids and pair ids, sharing the demo's sources. ``pairs - 96`` pairs are
+    analysed; the last 96 copies of pairs are left without scores for the analysis stall."""
+    import sqlite3
+
     from app.store import Project
 
     big = workdir / f"big{pairs}.factdesk"
     if big.exists():
         return big
-    demo = Path(build_demo(DemoRequest(str(workdir / "demo.factdesk"), ("lexical",)), _Ctx()))  # type: ignore[arg-type]
-    exported = workdir / "demo_export.jsonl"
-    with Project.open(demo) as p:
-        export(p, exported)
-    records = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
-    many = workdir / f"many{pairs}.jsonl"
-    with open(many, "w", encoding="utf-8") as fh:
-        for n in range(pairs):
-            rec = dict(records[n % len(records)])
-            rec["id"] = f"p{n:06d}"
-            # distinct outputs, so that content hashes differ and no record is a duplicate
-            rec["output"] = rec["output"] + " " * (n // len(records))
-            fh.write(json.dumps(rec) + "\n")
-    with Project.create(big) as p:
-        import_file(p, many)
+    demo = analysed_demo(workdir)
+    part = big.with_name(big.name + ".part")
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(part) + suffix).unlink(missing_ok=True)
+    Project.create(part).close()
+    con = sqlite3.connect(part, isolation_level=None)
+    con.execute("PRAGMA journal_mode=OFF")
+    con.execute("PRAGMA synchronous=OFF")
+    con.execute("ATTACH DATABASE ? AS demo", (str(demo),))
+    n_demo = con.execute("SELECT COUNT(*) FROM demo.outputs").fetchone()[0]
+    copies = -(-pairs // n_demo)
+    top = {
+        t: con.execute(f"SELECT COALESCE(MAX(id), 0) FROM demo.{t}").fetchone()[0]
+        for t in (*PER_COPY, "sources")
+    }
+    # Foreign keys of each copied table and the table they point into.
+    fks = {
+        "outputs": {"source_id": None},
+        "sentences": {"output_id": "outputs", "source_id": None},
+        "arcs": {"sentence_id": "sentences"},
+        "pair_scores": {"output_id": "outputs", "run_id": None},
+        "sentence_scores": {"sentence_id": "sentences", "run_id": None},
+        "arc_scores": {"arc_id": "arcs", "run_id": None},
+    }
+    con.execute("BEGIN")
+    con.execute("DELETE FROM main.settings")
+    for table in ("settings", "sources", "runs"):
+        con.execute(f"INSERT INTO main.{table} SELECT * FROM demo.{table}")
+    con.execute(
+        "CREATE TEMP TABLE copies AS WITH RECURSIVE k(n) AS "
+        f"(SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n + 1 < {copies}) SELECT n FROM k"
+    )
+    for table in PER_COPY:
+        cols = [row[1] for row in con.execute(f"PRAGMA demo.table_info({table})")]
+        exprs = []
+        for c in cols:
+            if c == "id":
+                exprs.append(f"t.id + k.n * {top[table]}")
+            elif c in fks[table] and fks[table][c] is not None:
+                exprs.append(f"t.{c} + k.n * {top[fks[table][c]]}")
+            elif table == "outputs" and c == "external_id":
+                exprs.append("t.external_id || '#' || k.n")
+            else:
+                exprs.append(f"t.{c}")
+        where = " WHERE t.output_id IS NOT NULL" if table == "sentences" else ""
+        con.execute(
+            f"INSERT INTO main.{table} ({', '.join(cols)}) "
+            f"SELECT {', '.join(exprs)} FROM demo.{table} AS t, copies AS k{where}"
+        )
+        if table == "sentences":  # the sources' sentences once
+            con.execute(
+                f"INSERT INTO main.sentences ({', '.join(cols)}) "
+                "SELECT * FROM demo.sentences WHERE source_id IS NOT NULL"
+            )
+    # Exactly ``pairs`` pairs; the last 96 are left unscored (analysis has something to do).
+    last = con.execute(
+        "SELECT id FROM main.outputs ORDER BY id LIMIT 1 OFFSET ?", (pairs,)
+    ).fetchone()
+    if last is not None:
+        _drop_outputs(con, f">= {last[0]}")
+    unscored = con.execute(
+        "SELECT id FROM main.outputs ORDER BY id DESC LIMIT 1 OFFSET 95"
+    ).fetchone()[0]
+    _drop_outputs(con, f">= {unscored}", keep_pairs=True)
+    con.execute("COMMIT")
+    con.execute("DETACH DATABASE demo")
+    con.execute("PRAGMA journal_mode=WAL")
+    con.close()
+    part.replace(big)
     return big
+
+
+def _drop_outputs(con, where: str, *, keep_pairs: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """Remove the analysis of the outputs whose id is ``where`` (and the outputs, unless kept)."""
+    sents = f"SELECT id FROM main.sentences WHERE output_id {where}"
+    arcs = f"SELECT id FROM main.arcs WHERE sentence_id IN ({sents})"
+    con.execute(f"DELETE FROM main.arc_scores WHERE arc_id IN ({arcs})")
+    con.execute(f"DELETE FROM main.arcs WHERE sentence_id IN ({sents})")
+    con.execute(f"DELETE FROM main.sentence_scores WHERE sentence_id IN ({sents})")
+    con.execute(f"DELETE FROM main.sentences WHERE output_id {where}")
+    con.execute(f"DELETE FROM main.pair_scores WHERE output_id {where}")
+    if keep_pairs:
+        con.execute(f"UPDATE main.outputs SET parsed = 0 WHERE id {where}")
+    else:
+        con.execute(f"DELETE FROM main.outputs WHERE id {where}")
 
 
 def bench_open(app, big: Path, settings) -> tuple[float, object]:  # type: ignore[no-untyped-def]
