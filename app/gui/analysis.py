@@ -2,7 +2,8 @@
 
 :class:`AnalysisPanel` builds the request on the main thread, hands it to the task runner's
 model lane and turns the worker's reports into signals (chunk committed, run ended); the window
-decides what to refresh.
+decides what to refresh. The analysis itself runs in a child process
+(:func:`app.gui.jobs.analyse_in_process`): the models never load into the window's interpreter.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMenu, QProgressBar, QPushButton
 
-from app.gui.jobs import AnalysisRequest, DemoRequest, build_demo, run_analysis
+from app.gui.jobs import AnalysisRequest, DemoRequest, analyse_in_process, demo_in_process
 from app.gui.plaintext import menu_text
 from app.tasks import Job, TaskRunner
 
@@ -62,7 +63,7 @@ class AnalysisPanel(QObject):
         self.runner.submit(
             Job(
                 "model",
-                run_analysis,
+                analyse_in_process,
                 req,
                 on_done=self._done,
                 on_error=self.failed.emit,
@@ -87,7 +88,7 @@ class AnalysisPanel(QObject):
         self.runner.submit(
             Job(
                 "model",
-                build_demo,
+                demo_in_process,
                 DemoRequest(path, checkers),
                 on_done=lambda p: on_ready(str(p)),
                 on_error=self.failed.emit,

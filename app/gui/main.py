@@ -621,7 +621,13 @@ class MainWindow(QMainWindow):
         )
         if self.project is not None:
             oid = self.current_output_id()
+            shown = (self.checker, self.version)
             self._refresh_checkers()
+            if (self.checker, self.version) == shown:
+                # Each committed chunk has refreshed its rows and the pair on screen already:
+                # a reload would only read them again (a long stall on a large project).
+                self.learning.follow()  # the queue and the calibration see the new scores
+                return
             self.reload_rows()
             if oid is not None:
                 self.select_pair(oid)

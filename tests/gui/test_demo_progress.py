@@ -11,10 +11,9 @@ from app.settings import Settings
 def test_the_demo_shows_what_it_does_while_it_runs(
     qtbot, settings: Settings, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import models.registry
+    from app.demo import demo_project_path
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # a fresh demo project
-    monkeypatch.setattr(models.registry, "default_checkers", lambda: ["lexical"])
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
@@ -25,11 +24,16 @@ def test_the_demo_shows_what_it_does_while_it_runs(
         seen.append((what, done, total, busy, w.progress.isVisible(), w.progress.text()))
 
     w.analysis.stepped.connect(record)
-    w.open_demo()
+    # What File > Open demo project does, with the lexical baseline for speed.
+    w.analysis.prepare_demo(str(demo_project_path()), w._open_guarded, ("lexical",))
     assert w.progress.isVisible() and w.cancel_button.isVisible()  # at once, before any step
-    qtbot.waitUntil(lambda: w.project is not None, timeout=120_000)
+    qtbot.waitUntil(
+        lambda: w.project is not None or "Error" in w.statusBar().currentMessage(), timeout=120_000
+    )
+    assert w.project is not None, w.statusBar().currentMessage()
     assert seen, "no progress while the demo was prepared"
-    assert seen[0][0] == "Loading the models" and seen[0][3]
+    assert [s[0] for s in seen[:2]] == ["Starting", "Loading the models"]
+    assert all(s[3] for s in seen[:2])
     parsing = [s for s in seen if s[0] == "Parsing" and 0 < s[1] < s[2]]
     assert parsing, seen
     what, done, total, busy, visible, text = parsing[0]
