@@ -171,9 +171,10 @@ class LearningPanel(QObject):
         project, checker, version = self.w.project, self.w.checker, self.w.version
         self.fit = None
         if project is not None and checker and version:
-            from app.learning.calibration import shown_threshold
+            if project.calibrated(checker, version):
+                from app.learning.calibration import shown_threshold
 
-            self.fit = shown_threshold(project, checker, version)
+                self.fit = shown_threshold(project, checker, version)
             key = (str(project.path), checker, version)
             if key != self._applied:
                 self._applied = key
@@ -213,13 +214,15 @@ class LearningPanel(QObject):
         project = self.w.project
         if project is None:
             return
-        from app.learning.adapt import active_model, latest_model
+        head, latest = None, None
+        if project.adapted():  # the adaptation code (and numpy) loads only for a project using it
+            from app.learning.adapt import active_model, latest_model
 
-        head = active_model(project)
+            head, latest = active_model(project), latest_model(project)
         self.bundled_action.blockSignals(True)
         # In use only when it is the version shown (a newer bundled model leaves it aside).
         self.bundled_action.setChecked(head is None or self.w.version != head.version)
-        self.bundled_action.setEnabled(latest_model(project) is not None)
+        self.bundled_action.setEnabled(latest is not None)
         self.bundled_action.blockSignals(False)
 
     # ================================================================== the queue

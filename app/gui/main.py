@@ -37,7 +37,7 @@ from app.gui.actions import build_actions, show_key_hints
 from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.claims import ClaimFetcher
-from app.gui.jobs import DemoRequest, build_demo
+from app.gui.help import HelpMenu
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
 from app.gui.learning import LearningPanel
@@ -51,7 +51,7 @@ from app.settings import Settings
 from app.store import Project
 from app.store.project import default_annotator
 from app.store.schema import ArcRow
-from app.tasks import Job, TaskRunner
+from app.tasks import TaskRunner
 
 __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
 
@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
         tb.addWidget(QLabel(" Threshold "))
         tb.addWidget(self.threshold)
         self.learning = LearningPanel(self)  # calibration, queue order, adaptation (issue 14)
+        self.help = HelpMenu(self)  # the guide and About (Help menu)
         tb.addWidget(self.learning.calibration_label)
         tb.addSeparator()
 
@@ -178,6 +179,7 @@ class MainWindow(QMainWindow):
             "zoom_out": lambda: self.zoom(-1),
             "dark": self.toggle_dark,
             **self.learning.slots(),
+            **self.help.slots(),
         }
         self.actions_ = build_actions(self, slots, self.undo_stack, tb)
         self.blind_action = self.actions_["blind"]
@@ -628,7 +630,13 @@ class MainWindow(QMainWindow):
         )
         if self.project is not None:
             oid = self.current_output_id()
+            shown = (self.checker, self.version)
             self._refresh_checkers()
+            if (self.checker, self.version) == shown:
+                # Each committed chunk has refreshed its rows and the pair on screen already:
+                # a reload would only read them again (a long stall on a large project).
+                self.learning.follow()  # the queue and the calibration see the new scores
+                return
             self.reload_rows()
             if oid is not None:
                 self.select_pair(oid)
@@ -673,17 +681,7 @@ class MainWindow(QMainWindow):
     def open_demo(self) -> None:
         from app.demo import demo_project_path
 
-        path = str(demo_project_path())
-        self.statusBar().showMessage("Preparing the demo project (analysing it on first use)…")
-        self.runner.submit(
-            Job(
-                "io",
-                build_demo,
-                DemoRequest(path),
-                on_done=lambda p: self._open_guarded(str(p)),
-                on_error=self.show_error,
-            )
-        )
+        self.analysis.prepare_demo(str(demo_project_path()), self._open_guarded)
 
     def relabel_dialog(self) -> None:
         if self.project is None or self.current_unit() is None:
