@@ -157,7 +157,7 @@ def pending(project: Project, checker: CheckerInfo) -> list[int]:
 def unscored_pairs(project: Project, checkers: Sequence[CheckerInfo]) -> int:
     """How many pairs still lack a result from one of ``checkers`` (what the next analysis
     with them would score; a project adapted to its editor counts its own combined score)."""
-    from app.learning.adapt import apply_project_model
+    from app.store.heads import apply_project_model
 
     shown = apply_project_model(project, checkers)  # type: ignore[arg-type]
     return len(set().union(*(pending(project, c) for c in shown)))
@@ -237,7 +237,7 @@ def analyze(
     """
     if report is None:
         report = AnalysisReport()
-    from app.learning.adapt import apply_project_model
+    from app.store.heads import apply_project_model
 
     # A project adapted to its editor scores new pairs with its own head (issue 14).
     checkers = apply_project_model(project, checkers)

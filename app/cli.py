@@ -575,7 +575,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from app.agreement import agreement, agreement_text
+    from app.review.agreement import agreement, agreement_text
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")
@@ -620,7 +620,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_familiarity(args: argparse.Namespace) -> int:
-    from app.familiarity import analyse, describe
+    from app.audit.familiarity import analyse, describe
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")
@@ -637,7 +637,7 @@ def _cmd_familiarity(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from app.report import write_report
+    from app.audit.report import write_report
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")

@@ -24,8 +24,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QIcon
 
-from app.gui.queries import ListRow
 from app.paths import resources_dir
+from app.store.queries import ListRow
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -26,7 +26,7 @@ from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
     from app.learning.calibration import Fit
     from app.learning.queue import QueueItem
 
@@ -77,8 +77,8 @@ on other projects, other editors or other kinds of text."""
 class LearningPanel(QObject):
     """Calibrated threshold, queue order and key, adaptation job, help (see module doc)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: ListHost) -> None:
+        super().__init__(window.window())
         self.w = window
         self.fit: Fit | None = None
         self._applied: tuple[object, ...] | None = None
@@ -216,7 +216,7 @@ class LearningPanel(QObject):
             return
         head, latest = None, None
         if project.adapted():  # the adaptation code (and numpy) loads only for a project using it
-            from app.learning.adapt import active_model, latest_model
+            from app.store.heads import active_model, latest_model
 
             head, latest = active_model(project), latest_model(project)
         self.bundled_action.blockSignals(True)
@@ -261,7 +261,7 @@ class LearningPanel(QObject):
             proxy.invalidate()
         finally:
             self._sorting = False
-        w.pairs._after_filter()
+        w.pairs.after_filter()
 
     def _header_sorted(self, *_args: object) -> None:
         if not self._sorting and self.order_box.currentIndex() > 0:
@@ -451,7 +451,7 @@ class LearningPanel(QObject):
             )
         if w.project is not None:
             oid = w.current_output_id()
-            w._refresh_checkers()
+            w.refresh_checkers()
             new = report.get("new_rows")
             if isinstance(new, NewRows) and self._still_fresh(new):
                 self._take_rows(new)
@@ -500,13 +500,13 @@ class LearningPanel(QObject):
             w.threshold.blockSignals(False)
             w.judging.set_threshold(new.threshold)
             w.settings.set(S.THRESHOLD, new.threshold)
-            w._show_checker()
+            w.show_checker()
         w.pairs.show_rows(new.rows)  # follow() runs on the reload: label, queue order
 
     # ================================================================== help
     def show_help(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, "Calibration and adaptation", HELP_TEXT)
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setParent(self.w, box.windowFlags())
+        box.setParent(self.w.window(), box.windowFlags())
         box.open()
         return box

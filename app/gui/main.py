@@ -326,7 +326,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"FactDesk — {Path(path).name}")
         self.judging.attach(project)
         self.pairs.set_project(project)
-        self._refresh_checkers()
+        self.refresh_checkers()
         self.reload_rows()
         last = project.get_setting(LAST_PAIR)
         if isinstance(last, int) and self.model.row_for(last) is not None:
@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
         self.pairs.set_project(None)
         self._show_nothing()
 
-    def _refresh_checkers(self) -> None:
+    def refresh_checkers(self) -> None:
         project = self.project
         assert project is not None
         names = project.checker_names()
@@ -392,9 +392,9 @@ class MainWindow(QMainWindow):
         )
         self.model.checker_label = self.checker_label
         self.model.arcs_shown = grains.get(checker or "", "arc") == "arc"
-        self._show_checker()
+        self.show_checker()
 
-    def _show_checker(self) -> None:
+    def show_checker(self) -> None:
         self.checker_note.setText(
             f"Lowest / Arcs columns: {self.checker_label}, threshold {self.threshold.value():.2f}"
             if self.checker_label
@@ -532,7 +532,7 @@ class MainWindow(QMainWindow):
             self.model.checker_label = self.checker_label
             self.model.arcs_shown = project.checker_grains().get(checker) == "arc"
             self.settings.set(S.CHECKER, checker)
-            self._show_checker()
+            self.show_checker()
         else:
             self.judging.set_checker(checker, self.version, self.checker_label)
         oid = self.current_output_id()
@@ -548,7 +548,7 @@ class MainWindow(QMainWindow):
     def _threshold_changed(self) -> None:
         self.judging.set_threshold(self.threshold.value())
         self.settings.set(S.THRESHOLD, self.threshold.value())
-        self._show_checker()
+        self.show_checker()
         oid = self.current_output_id()
         self.reload_rows()
         if oid is not None:
@@ -605,7 +605,7 @@ class MainWindow(QMainWindow):
             return
         if not self.checker or self.checker_box.count() != len(project.checker_names()):
             oid = self.current_output_id()
-            self._refresh_checkers()
+            self.refresh_checkers()
             self.reload_rows()
             if oid is not None:
                 self.select_pair(oid)
@@ -631,7 +631,7 @@ class MainWindow(QMainWindow):
         if self.project is not None:
             oid = self.current_output_id()
             shown = (self.checker, self.version)
-            self._refresh_checkers()
+            self.refresh_checkers()
             if (self.checker, self.version) == shown:
                 # Each committed chunk has refreshed its rows and the pair on screen already:
                 # a reload would only read them again (a long stall on a large project).

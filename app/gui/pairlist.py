@@ -1,6 +1,6 @@
 """The pair list pane: search, filters, the table of pairs and its count.
 
-It reads rows from the store through :func:`app.gui.queries.list_rows`, a page at a time (see
+It reads rows from the store through :func:`app.store.queries.list_rows`, a page at a time (see
 :class:`app.item_models.PairTableModel`), and reports the pair the
 user selects with :attr:`PairList.pair_selected`; stepping through the (filtered, sorted) list is
 :meth:`PairList.step`.
@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.queries import ListRow, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
+from app.review.adjudication import disagreeing_pairs
 from app.store import Project
+from app.store.queries import ListRow, list_rows, search_ids
 
 
 def combo(name: str, items: list[str]) -> QComboBox:
@@ -300,7 +300,7 @@ class PairList(QWidget):
                 else None
             ),
         )
-        self._after_filter()
+        self.after_filter()
 
     def refresh_disagreements(self) -> None:
         """Judgments changed: the "Reviewers disagree" filter reads them again.
@@ -321,7 +321,7 @@ class PairList(QWidget):
         self.proxy.set_filters(disagree_ids=still)
         if self.shown_id is not None and self.shown_id in still:
             self.select(self.shown_id)
-        self._after_filter()
+        self.after_filter()
 
     def _listed(self, output_id: int) -> bool:
         row = self.model.row_for(output_id)
@@ -331,9 +331,9 @@ class PairList(QWidget):
         text = self.search.text().strip()
         hits = search_ids(self.project, text) if (text and self.project) else None
         self.proxy.set_filters(search_hits=hits)
-        self._after_filter()
+        self.after_filter()
 
-    def _after_filter(self) -> None:
+    def after_filter(self) -> None:
         self.update_count()
         oid = self.shown_id
         if oid is not None and self._listed(oid):
@@ -353,7 +353,7 @@ class PairList(QWidget):
             self.proxy.set_filters(priority_ids=set(priority))
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.proxy.invalidate()
-        self._after_filter()
+        self.after_filter()
 
     def focus_search(self) -> None:
         self.search.setFocus()

@@ -1,7 +1,7 @@
 """Exports in the shape of the published factuality sets people compare with: FRANK, XSumFaith.
 
 Both are one JSON object per pair and line. Each output sentence gets one verdict: the editors'
-final label (adjudicated, else the reviewers' common label; :func:`app.adjudication.final_labels`)
+final label (adjudicated, else the reviewers' common label; :func:`app.review.adjudication.final_labels`)
 where there is one, else the model's mark, and every record says which (``from``: ``editor``,
 ``model``, ``disputed`` — reviewers disagree and nobody adjudicated —, or ``none``).
 
@@ -29,9 +29,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from app.adjudication import Final, final_labels
 from app.io.bundles import PairBundle
 from app.io.records import logical_id
+from app.review.adjudication import Final, final_labels
 from app.store.project import Project
 from app.store.schema import ArcRow, SentenceRow
 
@@ -82,7 +82,7 @@ class Verdicts:
     """Turns a pair's judgments and scores into one verdict per output sentence."""
 
     def __init__(self, project: Project) -> None:
-        from app.familiarity import shown_checker
+        from app.audit.familiarity import shown_checker
 
         self.checker, self.version = shown_checker(project)
 

@@ -19,11 +19,11 @@ from typing import Any, Literal, get_args
 
 from sqlalchemy import func, select
 
-from app.adjudication import final_labels
 from app.io.bundles import PairBundle, iter_bundles, run_info, run_places
 from app.io.dataset_formats import Verdicts, frank_record, xsumfaith_record
 from app.io.output import write_atomically
 from app.io.records import logical_id
+from app.review.adjudication import final_labels
 from app.store.project import Project
 from app.store.schema import Output, PairScoreRow
 
