@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import (
         QDialog,
         QDoubleSpinBox,
@@ -25,8 +24,10 @@ if TYPE_CHECKING:
         QWidget,
     )
 
+    from app.gui.actions import Actions
     from app.gui.judging import JudgingController
     from app.gui.pairlist import PairList
+    from app.gui.textview import MarkedText
     from app.item_models import PairFilterProxy, PairTableModel
     from app.settings import Settings
     from app.store import Project
@@ -36,9 +37,17 @@ if TYPE_CHECKING:
 class PanelHost(Protocol):
     """The window as a panel sees it: the store, the current pair, judging, moving on."""
 
-    judging: JudgingController
-    runner: TaskRunner
-    settings: Settings
+    @property
+    def judging(self) -> JudgingController:
+        """Decisions, the undo stack, and the ``judged``/``updated`` signals."""
+
+    @property
+    def runner(self) -> TaskRunner:
+        """The window's one task runner."""
+
+    @property
+    def settings(self) -> Settings:
+        """The user's settings."""
 
     @property
     def project(self) -> Project | None:
@@ -69,16 +78,46 @@ class PanelHost(Protocol):
 class ListHost(PanelHost, Protocol):
     """A host whose pair list, checker and threshold a panel steers or sits beside."""
 
-    pairs: PairList
-    model: PairTableModel
-    proxy: PairFilterProxy
-    table: QTableView
-    threshold: QDoubleSpinBox
-    actions_: dict[str, QAction]
-    left_split: QSplitter
-    reviewer_bar: QWidget
-    reviewer_label: QLabel
-    output_view: QWidget
+    @property
+    def pairs(self) -> PairList:
+        """The pair list."""
+
+    @property
+    def model(self) -> PairTableModel:
+        """The list's rows."""
+
+    @property
+    def proxy(self) -> PairFilterProxy:
+        """The list's filter and order."""
+
+    @property
+    def table(self) -> QTableView:
+        """The list's table."""
+
+    @property
+    def threshold(self) -> QDoubleSpinBox:
+        """The threshold box."""
+
+    @property
+    def actions_(self) -> Actions:
+        """The window's actions by name."""
+
+    @property
+    def left_split(self) -> QSplitter:
+        """The splitter under the pair list."""
+
+    @property
+    def reviewer_bar(self) -> QWidget:
+        """The bar asking the reviewer's name."""
+
+    @property
+    def reviewer_label(self) -> QLabel:
+        """The status bar's reviewer label."""
+
+    @property
+    def output_view(self) -> MarkedText:
+        """The output text."""
+
     merge_report: QDialog | None
 
     @property

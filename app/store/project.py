@@ -7,6 +7,7 @@ in batches inside transactions, so a crash leaves the file consistent.
 from __future__ import annotations
 
 import getpass
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -224,10 +225,13 @@ class Project:
             # Core rows, not ORM scalars: a third faster on 100,000 pairs.
             # Straight from SQLite's cursor: SQLAlchemy's row handling is most of the time for
             # 100,000 ids (what opening a large project waits for).
+            # SQLite's own errors here are said as the session's are (damaged file, lock...).
             cursor = s.connection().connection.cursor()
             try:
                 cursor.execute("SELECT id FROM outputs ORDER BY id")
                 return [oid for (oid,) in cursor.fetchall()]
+            except sqlite3.Error as exc:
+                _reraise(self.path, exc)
             finally:
                 cursor.close()
 
@@ -715,7 +719,7 @@ def _value_of(row: Judgment) -> JudgmentValue:
     )
 
 
-def _reraise(path: Path, exc: DBAPIError) -> NoReturn:
+def _reraise(path: Path, exc: DBAPIError | sqlite3.Error) -> NoReturn:
     """Raise a :class:`ProjectError` for errors a user can act on; others unchanged (bugs)."""
     reason = describe_sqlite_error(path, exc)
     if reason is None:
