@@ -43,6 +43,10 @@ from models.errors import Cancelled, FactDeskError
 from models.parsing import load_pipeline, parse_many, pipeline_version
 
 Progress = Callable[[int, int], None]
+#: Texts parsed between two progress reports (a source and its output are two).
+PARSE_BATCH = 8
+#: Progress with words: (what is being done, done, total), e.g. ("Scoring with dae", 5, 32).
+Step = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -97,9 +101,15 @@ class AnalysisReport:
 
 
 def load_checkers(
-    names: Sequence[str] | None, *, device: str = "auto", model_dir: str | None = None
+    names: Sequence[str] | None,
+    *,
+    device: str = "auto",
+    model_dir: str | None = None,
+    step: Step | None = None,
 ) -> list[Checker]:
     """Load checkers by registry name (None: the default checkers).
+
+    ``step`` is told ("Loading the models", loaded, to load) before each one.
 
     Raises:
         FactDeskError: a checker that cannot be loaded, with the model directory and why (a
@@ -111,6 +121,8 @@ def load_checkers(
     chosen = list(names) if names else default_checkers()
     loaded = []
     for name in chosen:
+        if step is not None:
+            step("Loading the models", len(loaded), len(chosen))
         try:
             loaded.append(load_checker(name, device=device, model_dir=model_dir))  # type: ignore[arg-type]
         except (FactDeskError, KeyboardInterrupt):
@@ -145,7 +157,7 @@ def pending(project: Project, checker: CheckerInfo) -> list[int]:
 def unscored_pairs(project: Project, checkers: Sequence[CheckerInfo]) -> int:
     """How many pairs still lack a result from one of ``checkers`` (what the next analysis
     with them would score; a project adapted to its editor counts its own combined score)."""
-    from app.learning.adapt import apply_project_model
+    from app.store.heads import apply_project_model
 
     shown = apply_project_model(project, checkers)  # type: ignore[arg-type]
     return len(set().union(*(pending(project, c) for c in shown)))
@@ -201,6 +213,7 @@ def analyze(
     should_stop: Callable[[], bool] | None = None,
     on_chunk: Callable[[list[int]], None] | None = None,
     report: AnalysisReport | None = None,
+    step: Step | None = None,
 ) -> AnalysisReport:
     """Score every pair that lacks a score from each checker's current version.
 
@@ -218,10 +231,13 @@ def analyze(
         on_chunk: called with the output ids of each committed chunk.
         report: filled in as the run goes (so that a caller interrupted by Ctrl-C still has
             what was done); a new one when None.
+        step: told what is being done as it goes, from the first batch on: ("Parsing", pairs
+            parsed, pairs to do), ("Scoring with dae", ...), ("Saving", ...); the counts take
+            in the chunks already done.
     """
     if report is None:
         report = AnalysisReport()
-    from app.learning.adapt import apply_project_model
+    from app.store.heads import apply_project_model
 
     # A project adapted to its editor scores new pairs with its own head (issue 14).
     checkers = apply_project_model(project, checkers)
@@ -241,6 +257,7 @@ def analyze(
             if not need:
                 break
             ids = list(need)
+            total = len(union) - len(report.left_to_others)
             chunk = score_chunk(
                 checkers,
                 pair_texts(project, ids),
@@ -248,7 +265,10 @@ def analyze(
                 questions=pair_questions(project, ids),
                 limit=limit,
                 should_stop=should_stop,
+                step=_offset(step, done, total),
             )
+            if step is not None:
+                step("Saving", done + len(ids), total)
             store_chunk(project, checkers, runs, need, chunk, report)
             done += len(ids)
             if progress is not None:
@@ -256,6 +276,22 @@ def analyze(
             if on_chunk is not None:
                 on_chunk(ids)
     return report
+
+
+def _named(step: Step | None, what: str, total: int) -> Progress | None:
+    """``step`` as a plain (done, total) callback for one stage, told at once that it starts."""
+    if step is None:
+        return None
+    step(what, 0, total)
+    return lambda done, of: step(what, done, of)
+
+
+def _offset(step: Step | None, before: int, total: int) -> Step | None:
+    """A chunk's step callback ("Parsing", 3 of the chunk) reported as the run's (3 + before of
+    total)."""
+    if step is None:
+        return None
+    return lambda what, done, _chunk_total: step(what, before + done, total)
 
 
 @contextmanager
@@ -321,6 +357,7 @@ def score_chunk(
     questions: dict[int, str] | None = None,
     limit: int | None = None,
     should_stop: Callable[[], bool] | None = None,
+    step: Step | None = None,
 ) -> ChunkResult:
     """Parse and score one chunk: no project, no writes (the same code runs in Ray workers).
 
@@ -332,9 +369,16 @@ def score_chunk(
             their answer sentences are read as claims (:mod:`models.claims`).
         limit: the parser's length limit (characters); None reads it from the parser.
         should_stop: checked by the parser and the checkers between batches.
+        step: told what is being done between batches: ("Parsing", pairs parsed, pairs),
+            ("Scoring with <checker>", pairs scored, pairs).
     """
     refused = too_long(texts, max_chars() if limit is None else limit)
-    docs = _parse({oid: t for oid, t in texts.items() if oid not in refused}, refused, should_stop)
+    todo = {oid: t for oid, t in texts.items() if oid not in refused}
+    parsed = _named(step, "Parsing", len(texts))
+    # The parser counts texts: a source and its output make one pair.
+    docs = _parse(
+        todo, refused, should_stop, None if parsed is None else lambda d, t: parsed(d // 2, t // 2)
+    )
     questions = questions or {}
     inputs = {
         oid: pair_input(oid, src, out, questions.get(oid)) for oid, (src, out) in docs.items()
@@ -345,7 +389,10 @@ def score_chunk(
         if not mine:
             continue
         batch = [inputs[oid] for oid in mine]
-        results.append((checker.name, checker.score(batch, should_stop=should_stop)))
+        scored = _named(step, f"Scoring with {checker.name}", len(mine))
+        results.append(
+            (checker.name, checker.score(batch, progress=scored, should_stop=should_stop))
+        )
     return ChunkResult(docs, refused, results)
 
 
@@ -468,6 +515,7 @@ def _parse(
     texts: dict[int, tuple[str, str]],
     refused: dict[int, str],
     should_stop: Callable[[], bool] | None,
+    progress: Progress | None = None,
 ) -> dict[int, tuple[ParsedText, ParsedText]]:
     """Parse each pair's source and output; a pair the parser fails on goes to ``refused``.
 
@@ -475,7 +523,12 @@ def _parse(
     the others.
     """
     try:
-        parsed = parse_many([t for pair in texts.values() for t in pair], should_stop=should_stop)
+        parsed = parse_many(
+            [t for pair in texts.values() for t in pair],
+            batch_size=PARSE_BATCH,
+            progress=progress,
+            should_stop=should_stop,
+        )
     except (Cancelled, KeyboardInterrupt, FactDeskError):
         raise
     except Exception:  # noqa: BLE001 - find the pair at fault below and record why

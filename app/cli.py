@@ -192,7 +192,9 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("export", help="export pairs, scores and judgments")
     c.add_argument("project")
     c.add_argument("out")
-    c.add_argument("--format", choices=["jsonl", "csv", "dae-arcs"], default="jsonl")
+    c.add_argument(
+        "--format", choices=["jsonl", "csv", "dae-arcs", "frank", "xsumfaith"], default="jsonl"
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_export)
 
@@ -280,13 +282,14 @@ def _field_note(field: str | None) -> str:
     return f", field '{field}'"
 
 
-def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A tqdm progress bar on stderr, driven by (done, total) callbacks."""
+def _bar(desc: str, enabled: bool = True) -> tuple[Callable[..., None], Callable[[], None]]:
+    """A tqdm progress bar on stderr, driven by ``(done, total)`` callbacks; ``what`` (a third
+    argument) names the stage in the bar ("analysing the demo: Parsing")."""
     from tqdm import tqdm
 
     bar: Any = None
 
-    def update(done: int, total: int) -> None:
+    def update(done: int, total: int, what: str | None = None) -> None:
         nonlocal bar
         if bar is None:
             bar = tqdm(
@@ -298,6 +301,9 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[[int, int], None], C
                 leave=False,
                 initial=done,  # work done before the first report does not inflate the rate
             )
+        if what is not None:
+            bar.set_description_str(f"{desc}: {what}", refresh=False)
+            bar.total = total or None  # each stage counts its own pairs; 0: not known
         bar.n = done
         bar.refresh()
 
@@ -569,7 +575,7 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
-    from app.agreement import agreement, agreement_text
+    from app.review.agreement import agreement, agreement_text
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")
@@ -614,7 +620,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_familiarity(args: argparse.Namespace) -> int:
-    from app.familiarity import analyse, describe
+    from app.audit.familiarity import analyse, describe
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")
@@ -631,7 +637,7 @@ def _cmd_familiarity(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from app.report import write_report
+    from app.audit.report import write_report
     from app.store import Project
 
     check_threshold(args.threshold, name="--threshold")
@@ -700,9 +706,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from app.demo import demo_project_path, prepare_demo
 
     path = Path(args.project) if args.project else demo_project_path()
-    update, close = _bar("analysing the demo")
+    update, close = _bar("preparing the demo")
     try:
-        prepare_demo(path, reset=args.reset, progress=update)
+        prepare_demo(
+            path, reset=args.reset, step=lambda what, done, total: update(done, total, what)
+        )
     finally:
         close()
     if args.no_window or not _has_display():

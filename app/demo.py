@@ -52,6 +52,7 @@ def prepare_demo(
     reset: bool = False,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    step: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """Create (or reuse) the demo project and score what the checkers have not scored yet.
 
@@ -61,24 +62,23 @@ def prepare_demo(
         reset: start from a new file.
         progress: ``(done, total)`` callback for the analysis.
         should_stop: checked between batches; stopping keeps what was scored.
+        step: told what is being done from the start: ("Loading the models", n, of),
+            ("Importing the demo pairs", 0, 0), then the analysis's own steps ("Parsing",
+            "Scoring with dae", ...; see :func:`app.analysis.analyze`).
     """
-    from app.analysis import analyze
+    from app.analysis import analyze, load_checkers
     from app.io.importer import import_file
-    from models.registry import default_checkers, load_checker
 
     if reset:
         _refuse_if_in_use(path)
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    names = list(checkers) if checkers else default_checkers()
+    loaded = load_checkers(checkers, step=step)
     project = Project.open(path) if path.exists() else Project.create(path)
     with project:
+        if step is not None:
+            step("Importing the demo pairs", 0, 0)
         import_file(project, demo_pairs_file())  # idempotent: duplicates are not doubled
-        analyze(
-            project,
-            [load_checker(n) for n in names],
-            progress=progress,
-            should_stop=should_stop,
-        )
+        analyze(project, loaded, progress=progress, should_stop=should_stop, step=step)
     return path

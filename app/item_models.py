@@ -1,15 +1,17 @@
 """Qt item models: thin adapters over the store's list rows (Anki's browser table model).
 
-:class:`PairTableModel` holds the rows of the pair list and exposes them lazily
-(``canFetchMore``/``fetchMore``), emits ``dataChanged`` when rows are refreshed (also when the
-same pairs come back with new scores: another checker, threshold or model) and resets only when
-other pairs are shown (a new project, an import). :class:`PairFilterProxy` does all filtering
-and sorting.
+:class:`PairTableModel` holds the pair list: every pair's id, and the rows read so far. It reads
+rows page by page through a loader (:meth:`PairTableModel.set_rows`) and exposes them lazily
+(``canFetchMore``/``fetchMore``), so opening or reloading a 100,000-pair project reads one page,
+not every pair. It emits ``dataChanged`` when rows are refreshed (also when the same pairs come
+back with new scores: another checker, threshold or model) and resets only when other pairs are
+shown (a new project, an import). :class:`PairFilterProxy` does all filtering and sorting (of the
+rows fetched so far, as the view fetches them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from PySide6.QtCore import (
@@ -22,8 +24,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QIcon
 
-from app.gui.queries import ListRow
 from app.paths import resources_dir
+from app.store.queries import ListRow
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -43,6 +45,11 @@ SortRole = Qt.ItemDataRole.UserRole + 3
 ListRowRole = Qt.ItemDataRole.UserRole + 4
 
 FETCH_BATCH = 500
+#: Most pairs read by one call of the loader (each is a query with that many ids).
+LOAD_BATCH = 2000
+
+#: Reads the list rows of some output ids, in the order given (see :meth:`set_rows`).
+Loader = Callable[[Sequence[int]], Sequence[ListRow]]
 
 #: What the score columns show while the model is hidden (blind mode, AIS mode).
 HIDDEN = "·"
@@ -87,7 +94,10 @@ class PairTableModel(QAbstractTableModel):
 
     def __init__(self, parent: object | None = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
-        self._rows: list[ListRow] = []
+        self._ids: list[int] = []  # every pair of the list, in order
+        # Rows read so far, by place (None: not read yet). Rows below ``_shown`` are always read.
+        self._rows: list[ListRow | None] = []
+        self._load: Loader | None = None
         self._shown = 0
         self._resetting = False
         self._where: dict[int, int] = {}
@@ -112,12 +122,45 @@ class PairTableModel(QAbstractTableModel):
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, first, last)
 
     # -------------------------------------------------------------- updates
+    def set_rows(self, ids: Sequence[int], load: Loader) -> bool:
+        """Show the pairs ``ids``, reading their rows with ``load`` only as they are shown.
+
+        The same pairs in the same order are refreshed in place: only the rows on screen are
+        read again (the rest when they are fetched), and only the cells that changed are
+        signalled, as :meth:`replace_rows` does. Other pairs reset the list with its first page
+        read. Returns True when the rows were refreshed in place.
+        """
+        ids = list(ids)
+        self._load = load
+        if ids != self._ids:
+            self.beginResetModel()
+            self._resetting = True
+            self._ids = ids
+            self._where = {oid: i for i, oid in enumerate(ids)}
+            self._rows = [None] * len(ids)
+            self._shown = min(FETCH_BATCH, len(ids))
+            try:
+                self._read(0, self._shown)
+                self.endResetModel()
+            finally:
+                self._resetting = False
+            self.reloaded.emit()
+            return False
+        shown = self._shown
+        fresh = self._fetch(ids[:shown])
+        # Rows read earlier but not on screen are read again when they are fetched.
+        self._rows[shown:] = [None] * (len(ids) - shown)
+        self._refresh_shown(fresh)
+        self.reloaded.emit()
+        return True
+
     def reset_rows(self, rows: Sequence[ListRow]) -> None:
-        """Show other pairs: the views forget their selection and scroll position."""
+        """Show other pairs, every row given: the views forget their selection and scroll."""
         self.beginResetModel()
         self._resetting = True  # no fetching while a change is announced
         self._rows = list(rows)
-        self._where = {r.row.output_id: i for i, r in enumerate(self._rows)}
+        self._ids = [r.row.output_id for r in rows]
+        self._where = {oid: i for i, oid in enumerate(self._ids)}
         self._shown = min(FETCH_BATCH, len(self._rows))
         try:
             self.endResetModel()
@@ -135,18 +178,24 @@ class PairTableModel(QAbstractTableModel):
         reset the model. Returns True when the rows were updated in place.
         """
         rows = list(rows)
-        old = self._rows
-        if len(rows) != len(old) or any(
-            a.row.output_id != b.row.output_id for a, b in zip(old, rows, strict=True)
-        ):
+        if [r.row.output_id for r in rows] != self._ids:
             self.reset_rows(rows)
             return False
+        self._rows[self._shown :] = rows[self._shown :]
+        self._refresh_shown(rows[: self._shown])
+        self.reloaded.emit()
+        return True
+
+    def _refresh_shown(self, rows: Sequence[ListRow]) -> None:
+        """New rows for the rows on screen (same pairs, same order): signal what changed."""
         # Rows change span by span, each announced before the next changes: a sorting proxy
         # places a changed row among rows whose values it already knows.
-        self._rows = old[: self._shown] + rows[self._shown :]
+        old = self._rows
         span: tuple[int, int, int, int] | None = None  # first row, last row, columns
-        for i in range(self._shown):
-            cols = None if old[i] == rows[i] else changed_columns(old[i], rows[i])
+        for i, new in enumerate(rows):
+            before = old[i]
+            assert before is not None  # rows on screen are read
+            cols = None if before == new else changed_columns(before, new)
             if span is not None and (cols is None or cols != span[2:] or i != span[1] + 1):
                 self._changed(rows, *span)
                 span = None
@@ -154,33 +203,50 @@ class PairTableModel(QAbstractTableModel):
                 span = (span[0] if span else i, i, *cols)
         if span is not None:
             self._changed(rows, *span)
-        self.reloaded.emit()
-        return True
 
-    def _changed(self, rows: list[ListRow], first: int, last: int, col0: int, col1: int) -> None:
+    def _changed(
+        self, rows: Sequence[ListRow], first: int, last: int, col0: int, col1: int
+    ) -> None:
         self._rows[first : last + 1] = rows[first : last + 1]
         self.dataChanged.emit(self.index(first, col0), self.index(last, col1), [])
 
     def update_rows(self, rows: Sequence[ListRow]) -> None:
-        """Replace the rows with these output ids, signalling each changed span."""
+        """Replace the rows with these output ids, signalling each changed span; rows not read
+        yet are left to be read when they are fetched."""
         for new in rows:
             i = self._where.get(new.row.output_id)
-            if i is None:
+            if i is None or self._rows[i] is None:
                 continue
             self._rows[i] = new
             if i < self._shown:
                 self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1), [])
+
+    def _fetch(self, ids: Sequence[int]) -> list[ListRow]:
+        assert self._load is not None
+        out: list[ListRow] = []
+        for lo in range(0, len(ids), LOAD_BATCH):
+            out += self._load(ids[lo : lo + LOAD_BATCH])
+        return out
+
+    def _read(self, first: int, end: int) -> None:
+        """Make sure the rows of places ``first`` to ``end`` (excluded) are read."""
+        todo = [i for i in range(first, min(end, len(self._ids))) if self._rows[i] is None]
+        if not todo:
+            return
+        for i, row in zip(todo, self._fetch([self._ids[i] for i in todo]), strict=True):
+            self._rows[i] = row
 
     def fetch_all(self) -> None:
         while self.canFetchMore(QModelIndex()):
             self.fetchMore(QModelIndex())
 
     def row_for(self, output_id: int) -> int | None:
-        """The row of a pair, making it visible (fetched) first."""
+        """The row of a pair, making it visible (fetched, with the rows before it) first."""
         i = self._where.get(output_id)
         if i is None:
             return None
         if i >= self._shown:
+            self._read(self._shown, i + 1)
             self._resetting = True
             try:
                 self.beginInsertRows(QModelIndex(), self._shown, i)
@@ -191,17 +257,21 @@ class PairTableModel(QAbstractTableModel):
         return i
 
     def row_by_id(self, output_id: int) -> ListRow | None:
+        """A pair's row when it has been read (None: not in the list, or not read yet)."""
         i = self._where.get(output_id)
         return None if i is None else self._rows[i]
 
     def list_row(self, row: int) -> ListRow:
-        return self._rows[row]
+        """The row at a place on screen (always read)."""
+        found = self._rows[row]
+        assert found is not None, "rows on screen are read"
+        return found
 
     def total(self) -> int:
-        return len(self._rows)
+        return len(self._ids)
 
     def output_ids(self) -> list[int]:
-        return [r.row.output_id for r in self._rows]
+        return list(self._ids)
 
     # -------------------------------------------------------------- Qt interface
     def rowCount(self, parent: Index | None = None) -> int:
@@ -211,14 +281,15 @@ class PairTableModel(QAbstractTableModel):
         return 0 if parent is not None and parent.isValid() else len(COLUMNS)
 
     def canFetchMore(self, parent: Index) -> bool:
-        return not parent.isValid() and not self._resetting and self._shown < len(self._rows)
+        return not parent.isValid() and not self._resetting and self._shown < len(self._ids)
 
     def fetchMore(self, parent: Index) -> None:
         if parent.isValid() or self._resetting:
             return
-        n = min(FETCH_BATCH, len(self._rows) - self._shown)
+        n = min(FETCH_BATCH, len(self._ids) - self._shown)
         if n <= 0:
             return
+        self._read(self._shown, self._shown + n)
         # Views (and the model tester) may ask to fetch again while the insert is announced.
         self._resetting = True
         try:
@@ -253,7 +324,7 @@ class PairTableModel(QAbstractTableModel):
             or not 0 <= index.column() < len(COLUMNS)
         ):
             return None
-        lr = self._rows[index.row()]
+        lr = self.list_row(index.row())
         r = lr.row
         col = index.column()
         if self.scores_hidden and col in MODEL_COLUMNS:

@@ -10,7 +10,8 @@ project; see :mod:`app.store.db`), runs ``fn(request, ctx)`` there and waits on 
 leaves the lock to the event loop. The child opens the project by path, as every job does;
 SQLite's WAL lets both processes work on the file.
 
-Progress comes back over the pipe; a cancel is sent over it and seen by the child's
+Progress (and a job's steps and partial results, :class:`app.tasks.JobContext`) comes back
+over the pipe; a cancel is sent over it and seen by the child's
 ``should_stop`` between steps, so the job ends as it would in a thread (what it finished is
 kept). A child that does not stop within :data:`STOP_GRACE` seconds of a cancel is terminated
 (SQLite rolls back its open transaction). The function, the request and the result must be
@@ -45,6 +46,10 @@ class Context(Protocol):
 
     def progress(self, done: int, total: int) -> None: ...
 
+    def step(self, what: str, done: int, total: int) -> None: ...
+
+    def partial(self, payload: object) -> None: ...
+
 
 class _ChildContext:
     """The job's context in the child: progress out over the pipe, a cancel in."""
@@ -60,6 +65,12 @@ class _ChildContext:
 
     def progress(self, done: int, total: int) -> None:
         self._conn.send(("progress", done, total))
+
+    def step(self, what: str, done: int, total: int) -> None:
+        self._conn.send(("step", what, done, total))
+
+    def partial(self, payload: object) -> None:
+        self._conn.send(("partial", payload))
 
 
 def _child_main(conn: Connection, fn: Callable[[Any, Any], Any], request: Any) -> None:
@@ -126,6 +137,10 @@ def run_in_process(
             kind = message[0]
             if kind == "progress":
                 ctx.progress(message[1], message[2])
+            elif kind == "step":
+                ctx.step(message[1], message[2], message[3])
+            elif kind == "partial":
+                ctx.partial(message[1])
             elif kind == "done":
                 return message[1]
             else:

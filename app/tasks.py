@@ -42,6 +42,10 @@ class JobContext:
     def progress(self, done: int, total: int) -> None:
         self._worker.progressed.emit(self._worker, done, total)
 
+    def step(self, what: str, done: int, total: int) -> None:
+        """Progress with words: what is being done ("Parsing"), and how far (total 0: unknown)."""
+        self._worker.stepped.emit(self._worker, what, done, total)
+
     def partial(self, payload: object) -> None:
         self._worker.partial.emit(self._worker, payload)
 
@@ -63,11 +67,14 @@ class Job:
     on_error: Callable[[BaseException], None] | None = None
     on_progress: Callable[[int, int], None] | None = None
     on_partial: Callable[[object], None] | None = None
+    #: (what, done, total) from :meth:`JobContext.step`; without it a step goes to on_progress.
+    on_step: Callable[[str, int, int], None] | None = None
     on_finished: Callable[[bool], None] | None = field(default=None)  # arg: cancelled
 
 
 class _Worker(QThread):
     progressed = Signal(object, int, int)  # worker, done, total
+    stepped = Signal(object, str, int, int)  # worker, what, done, total
     partial = Signal(object, object)  # worker, payload
     succeeded = Signal(object, object)  # worker, result
     failed = Signal(object, object)  # worker, exception
@@ -154,6 +161,7 @@ class TaskRunner(QObject):
     def _start(self, job: Job) -> None:
         worker = _Worker(job)
         worker.progressed.connect(self._on_progress)
+        worker.stepped.connect(self._on_step)
         worker.partial.connect(self._on_partial)
         # Slots of this main-thread object: the calls are queued to the main thread.
         worker.succeeded.connect(self._on_succeeded)
@@ -165,6 +173,15 @@ class TaskRunner(QObject):
     @Slot(object, int, int)
     def _on_progress(self, worker: _Worker, done: int, total: int) -> None:
         if not self._closed and worker.job.on_progress is not None:
+            worker.job.on_progress(done, total)
+
+    @Slot(object, str, int, int)
+    def _on_step(self, worker: _Worker, what: str, done: int, total: int) -> None:
+        if self._closed:
+            return
+        if worker.job.on_step is not None:
+            worker.job.on_step(what, done, total)
+        elif worker.job.on_progress is not None:
             worker.job.on_progress(done, total)
 
     @Slot(object, object)

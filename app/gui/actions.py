@@ -97,7 +97,15 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("dark", "&Dark theme", checkable=True),
         ),
     ),
-    ("&Help", (ActionSpec("help_learning", "&Calibration and adaptation…"),)),
+    (
+        "&Help",
+        (
+            ActionSpec("guide", "&Guide: keys, marks, modes, exports…"),
+            ActionSpec("help_learning", "&Calibration and adaptation…"),
+            SEPARATOR,
+            ActionSpec("about", "&About FactDesk…"),
+        ),
+    ),
 )
 
 #: Menu entries whose judging key is shown beside them (action id -> keymap action). The key

@@ -7,7 +7,7 @@ reviewer; its selected row follows the item under the keyboard, and a row picked
 that item. A pair whose last dispute is settled leaves the filtered list. The adjudicator's
 decision is committed through the judging controller as a judgment of role ``adjudicated``
 under the window's reviewer name: saved at once, undoable like every decision, and what exports
-take as the item's final label (:mod:`app.adjudication`). While the mode is on, the judging keys
+take as the item's final label (:mod:`app.review.adjudication`). While the mode is on, the judging keys
 (accept, reject, error types, relabel) on an item the reviewers disagree on record the
 adjudicated decision too, and the status bar says so; on other items they record the
 adjudicator's own review, as outside the mode. A final label given without an error type (X,
@@ -37,14 +37,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.adjudication import ItemVotes, pair_items
 from app.gui.plaintext import plain_label
+from app.review.adjudication import ItemVotes, pair_items
 from app.store import JudgmentKey, JudgmentValue, Project
 from app.store.judging import INTERPRETABLE_LABELS, SUPPORT_LABELS
 from app.store.schema import Judgment
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow as MainWindowLike
+    from app.gui.host import ListHost
 
 Judge = Callable[[JudgmentKey, JudgmentValue | None], None]
 #: Where an item picked in the table goes: the judging controller's keyboard.
@@ -300,7 +300,7 @@ class AdjudicationMode:
     the pair list's disagreement filter, and a refresh whenever the pair on screen, the item
     under the keyboard or a judgment changes."""
 
-    def __init__(self, window: MainWindowLike) -> None:
+    def __init__(self, window: ListHost) -> None:
         self.window = window
         self.on = False
         self.panel = AdjudicationPanel(window.judging.judge, window.judging.focus_key)

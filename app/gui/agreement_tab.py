@@ -1,4 +1,4 @@
-"""Statistics ▸ Reviewer agreement: the figures of :func:`app.agreement.agreement` as a table,
+"""Statistics ▸ Reviewer agreement: the figures of :func:`app.review.agreement.agreement` as a table,
 and a plot of the chosen comparison's confusion matrix beside alpha and agreement per section."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agreement import agreement
 from app.gui.plaintext import mpl_text, plain_label
+from app.review.agreement import agreement
 from app.store import Project
 
 COLUMNS = ("comparison", "items", "raw agreement", "Cohen's κ")

@@ -2,7 +2,8 @@
 
 :class:`AnalysisPanel` builds the request on the main thread, hands it to the task runner's
 model lane and turns the worker's reports into signals (chunk committed, run ended); the window
-decides what to refresh.
+decides what to refresh. The analysis itself runs in a child process
+(:func:`app.gui.jobs.analyse_in_process`): the models never load into the window's interpreter.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMenu, QProgressBar, QPushButton
 
-from app.gui.jobs import AnalysisRequest, run_analysis
+from app.gui.jobs import AnalysisRequest, DemoRequest, analyse_in_process, demo_in_process
 from app.gui.plaintext import menu_text
 from app.tasks import Job, TaskRunner
 
@@ -30,6 +31,8 @@ class AnalysisPanel(QObject):
     message = Signal(str)
     #: The run's widgets were hidden (focus may need a new home).
     finished = Signal()
+    #: What the job is doing now and how far: ("Parsing", 3, 32); total 0 when unknown.
+    stepped = Signal(str, int, int)
 
     def __init__(self, runner: TaskRunner, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -55,19 +58,41 @@ class AnalysisPanel(QObject):
     ) -> None:
         """Score every pair not yet scored by ``checkers``; chunks are reported as committed."""
         req = AnalysisRequest(project_path, tuple(checkers), device, model_dir=model_dir)
-        self.progress.setRange(0, 0)
-        self.progress.show()
-        self.cancel_button.show()
+        self._busy_bar()
         self.message.emit(f"Analysing with {', '.join(checkers)}…")
         self.runner.submit(
             Job(
                 "model",
-                run_analysis,
+                analyse_in_process,
                 req,
                 on_done=self._done,
                 on_error=self.failed.emit,
                 on_progress=self._progress,
+                on_step=self._step,
                 on_partial=self._partial,
+                on_finished=self._finished,
+            )
+        )
+
+    def prepare_demo(
+        self, path: str, on_ready: Callable[[str], object], checkers: tuple[str, ...] | None = None
+    ) -> None:
+        """Build the demo project or bring its analysis up to date, then ``on_ready(path)``.
+
+        It loads and runs the models, so it takes the analysis lane, its progress bar (what is
+        being done, from the first step: "Loading the models", "Parsing 3/32", "Scoring with
+        dae 5/32") and its Cancel button; cancelling keeps what was scored and opens the demo.
+        """
+        self._busy_bar()
+        self.message.emit("Preparing the demo project (analysing it on first use)…")
+        self.runner.submit(
+            Job(
+                "model",
+                demo_in_process,
+                DemoRequest(path, checkers),
+                on_done=lambda p: on_ready(str(p)),
+                on_error=self.failed.emit,
+                on_step=self._step,
                 on_finished=self._finished,
             )
         )
@@ -78,12 +103,31 @@ class AnalysisPanel(QObject):
     def busy(self) -> bool:
         return self.runner.is_busy("model")
 
+    def _busy_bar(self) -> None:
+        self.progress.setRange(0, 0)  # busy until the job says how far it is
+        self.progress.show()
+        self.cancel_button.show()
+
     def _progress(self, done: int, total: int) -> None:
         self.progress.show()
         self.cancel_button.show()
         self.progress.setRange(0, total)
         self.progress.setValue(done)
         self.progress.setFormat(f"{done}/{total} pairs")
+
+    def _step(self, what: str, done: int, total: int) -> None:
+        self.progress.show()
+        self.cancel_button.show()
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.setFormat(f"{what} {done}/{total}")
+        else:
+            self.progress.setRange(0, 0)  # a busy bar shows no text: the status bar says it
+        self.progress.setToolTip(f"{what}…")
+        if total <= 0:
+            self.message.emit(f"{what}…")
+        self.stepped.emit(what, done, total)
 
     def _partial(self, ids: object) -> None:
         assert isinstance(ids, list)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from app.gui.jobs import ExportRequest, ImportRequest, run_export, run_import
 from app.gui.plaintext import plain_label
-from app.io.exporter import parse_export_format
+from app.io.exporter import EXPORT_FORMATS, parse_export_format
 from app.io.records import FieldMapping, Format, parse_format, read_pairs
 from app.store import JudgmentValue
 from app.tasks import Job, TaskRunner
@@ -234,7 +234,7 @@ class ExportDialog(QDialog):
         form = QFormLayout(self)
         self.fmt = QComboBox()
         self.fmt.setAccessibleName("Export format")
-        self.fmt.addItems(["jsonl", "csv", "dae-arcs"])
+        self.fmt.addItems(list(EXPORT_FORMATS))
         row = QHBoxLayout()
         self.path = QLineEdit()
         self.path.setAccessibleName("Export file")
@@ -257,7 +257,7 @@ class ExportDialog(QDialog):
         form.addRow(buttons)
 
     def _browse(self) -> None:
-        ext = {"jsonl": "jsonl", "csv": "csv", "dae-arcs": "tsv"}[self.fmt.currentText()]
+        ext = {"csv": "csv", "dae-arcs": "tsv"}.get(self.fmt.currentText(), "jsonl")
         path, _ = QFileDialog.getSaveFileName(self, "Export", f"export.{ext}")
         if path:
             self.path.setText(path)

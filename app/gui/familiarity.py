@@ -1,4 +1,4 @@
-"""The Statistics tab for entity familiarity (see :mod:`app.familiarity`), and the pair list's
+"""The Statistics tab for entity familiarity (see :mod:`app.audit.familiarity`), and the pair list's
 "unfamiliar-entity descriptions first" queue.
 
 Finding entities runs spaCy's NER over every source and output, so the tab computes when it is
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.familiarity import (
+from app.audit.familiarity import (
     FINAL_NOTE,
     FamiliarityReport,
     analyse,
@@ -32,12 +32,12 @@ from app.familiarity import (
     unfamiliar_first,
 )
 from app.gui.plaintext import plain_label
-from app.gui.stats import PlotTab
+from app.gui.plot_tab import PlotTab
 from app.store import Project
 from app.tasks import Job, JobContext, TaskRunner
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
 
 #: The queue is computed in its own lane (NER over the sources), never cancelling analysis.
 LANE = "familiarity"
@@ -192,7 +192,7 @@ def run_queue(req: QueueRequest, _ctx: JobContext) -> dict[int, tuple[float, str
         return unfamiliar_first(project, checker=req.checker, threshold=req.threshold)
 
 
-def toggle_unfamiliar_first(window: MainWindow, on: bool) -> None:
+def toggle_unfamiliar_first(window: ListHost, on: bool) -> None:
     """Review ▸ Unfamiliar-entity descriptions first: list only pairs with a description the
     shown checker does not entail, unfamiliar entities first (computed in the background, for
     the checker and threshold shown when it is switched on); off: the usual list.

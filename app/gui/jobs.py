@@ -67,8 +67,28 @@ def run_analysis(req: AnalysisRequest, ctx: JobContext) -> dict:
             progress=ctx.progress,
             should_stop=ctx.should_stop,
             on_chunk=lambda ids: ctx.partial(list(ids)),
+            step=ctx.step,
         )
     return report.to_json()
+
+
+def analyse_in_process(req: AnalysisRequest, ctx: JobContext) -> dict:
+    """The window's analysis: :func:`run_analysis` in a child process (:mod:`app.process_job`).
+
+    Loading spaCy and the models and parsing hold Python's lock for hundreds of milliseconds
+    at a time; in a thread of the window that is as long a freeze of the window. In its own
+    interpreter the analysis leaves the window's lock alone; its steps, progress and committed
+    chunks come back over the pipe, and a cancel goes the other way.
+    """
+    from app.process_job import run_in_process
+
+    ctx.step("Starting the analysis", 0, 0)
+    return run_in_process(_analyse, req, ctx, what="analysis")  # type: ignore[no-any-return]
+
+
+def _analyse(req: AnalysisRequest, ctx: JobContext) -> dict:
+    ctx.step("Loading the models", 0, 0)
+    return run_analysis(req, ctx)
 
 
 def run_import(req: ImportRequest, ctx: JobContext) -> dict:
@@ -95,6 +115,14 @@ def run_export(req: ExportRequest, ctx: JobContext) -> int:
         return export(project, req.out, fmt=req.fmt, progress=ctx.progress)
 
 
+def demo_in_process(req: DemoRequest, ctx: JobContext) -> str:
+    """:func:`build_demo` in a child process, for the reason given in :func:`analyse_in_process`."""
+    from app.process_job import run_in_process
+
+    ctx.step("Starting", 0, 0)
+    return str(run_in_process(build_demo, req, ctx, what="demo preparation"))
+
+
 def build_demo(req: DemoRequest, ctx: JobContext) -> str:
     """Create the demo project or bring its analysis up to date (see :mod:`app.demo`)."""
     from app.demo import prepare_demo
@@ -104,5 +132,6 @@ def build_demo(req: DemoRequest, ctx: JobContext) -> str:
         checkers=req.checkers,
         progress=ctx.progress,
         should_stop=ctx.should_stop,
+        step=ctx.step,
     )
     return str(path)

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QKeyCombination, QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QUndoStack
 
-from app.gui.findings import QUESTIONS, conflicts, finding_lines
 from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
 from app.settings import DEFAULT_KEYS, THRESHOLD
 from app.store import Change, JudgmentKey, JudgmentValue, Project
+from app.store.findings import QUESTIONS, conflicts, finding_lines
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
 
 if TYPE_CHECKING:
-    from app.adjudication import ItemVotes
+    from app.review.adjudication import ItemVotes
     from models.checkers.questions import Said
 
 LEVELS = ("sentence", "arc", "pair")
@@ -401,7 +401,7 @@ class JudgingController(QObject):
         """In adjudication mode, the item the reviewers judged differently under ``key``."""
         if not self.adjudicating or self.project is None or key.role != "review":
             return None
-        from app.adjudication import pair_items
+        from app.review.adjudication import pair_items
 
         slot = (key.target_key, key.aspect)
         for item in pair_items(self.project, key.output_id):

@@ -26,7 +26,7 @@ from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
     from app.learning.calibration import Fit
     from app.learning.queue import QueueItem
 
@@ -77,8 +77,8 @@ on other projects, other editors or other kinds of text."""
 class LearningPanel(QObject):
     """Calibrated threshold, queue order and key, adaptation job, help (see module doc)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: ListHost) -> None:
+        super().__init__(window.window())
         self.w = window
         self.fit: Fit | None = None
         self._applied: tuple[object, ...] | None = None
@@ -171,9 +171,10 @@ class LearningPanel(QObject):
         project, checker, version = self.w.project, self.w.checker, self.w.version
         self.fit = None
         if project is not None and checker and version:
-            from app.learning.calibration import shown_threshold
+            if project.calibrated(checker, version):
+                from app.learning.calibration import shown_threshold
 
-            self.fit = shown_threshold(project, checker, version)
+                self.fit = shown_threshold(project, checker, version)
             key = (str(project.path), checker, version)
             if key != self._applied:
                 self._applied = key
@@ -213,13 +214,15 @@ class LearningPanel(QObject):
         project = self.w.project
         if project is None:
             return
-        from app.learning.adapt import active_model, latest_model
+        head, latest = None, None
+        if project.adapted():  # the adaptation code (and numpy) loads only for a project using it
+            from app.store.heads import active_model, latest_model
 
-        head = active_model(project)
+            head, latest = active_model(project), latest_model(project)
         self.bundled_action.blockSignals(True)
         # In use only when it is the version shown (a newer bundled model leaves it aside).
         self.bundled_action.setChecked(head is None or self.w.version != head.version)
-        self.bundled_action.setEnabled(latest_model(project) is not None)
+        self.bundled_action.setEnabled(latest is not None)
         self.bundled_action.blockSignals(False)
 
     # ================================================================== the queue
@@ -258,7 +261,7 @@ class LearningPanel(QObject):
             proxy.invalidate()
         finally:
             self._sorting = False
-        w.pairs._after_filter()
+        w.pairs.after_filter()
 
     def _header_sorted(self, *_args: object) -> None:
         if not self._sorting and self.order_box.currentIndex() > 0:
@@ -448,7 +451,7 @@ class LearningPanel(QObject):
             )
         if w.project is not None:
             oid = w.current_output_id()
-            w._refresh_checkers()
+            w.refresh_checkers()
             new = report.get("new_rows")
             if isinstance(new, NewRows) and self._still_fresh(new):
                 self._take_rows(new)
@@ -497,13 +500,13 @@ class LearningPanel(QObject):
             w.threshold.blockSignals(False)
             w.judging.set_threshold(new.threshold)
             w.settings.set(S.THRESHOLD, new.threshold)
-            w._show_checker()
+            w.show_checker()
         w.pairs.show_rows(new.rows)  # follow() runs on the reload: label, queue order
 
     # ================================================================== help
     def show_help(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, "Calibration and adaptation", HELP_TEXT)
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setParent(self.w, box.windowFlags())
+        box.setParent(self.w.window(), box.windowFlags())
         box.open()
         return box

@@ -37,7 +37,7 @@ from app.gui.actions import build_actions, show_key_hints
 from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisPanel, fill_checker_menu
 from app.gui.claims import ClaimFetcher
-from app.gui.jobs import DemoRequest, build_demo
+from app.gui.help import HelpMenu
 from app.gui.judging import LEVELS, JudgingController, Scores, Unit
 from app.gui.keyrouter import KeyRouter
 from app.gui.learning import LearningPanel
@@ -51,7 +51,7 @@ from app.settings import Settings
 from app.store import Project
 from app.store.project import default_annotator
 from app.store.schema import ArcRow
-from app.tasks import Job, TaskRunner
+from app.tasks import TaskRunner
 
 __all__ = ["LEVELS", "MainWindow", "Unit", "run"]
 
@@ -138,6 +138,7 @@ class MainWindow(QMainWindow):
         tb.addWidget(QLabel(" Threshold "))
         tb.addWidget(self.threshold)
         self.learning = LearningPanel(self)  # calibration, queue order, adaptation (issue 14)
+        self.help = HelpMenu(self)  # the guide and About (Help menu)
         tb.addWidget(self.learning.calibration_label)
         tb.addSeparator()
 
@@ -178,6 +179,7 @@ class MainWindow(QMainWindow):
             "zoom_out": lambda: self.zoom(-1),
             "dark": self.toggle_dark,
             **self.learning.slots(),
+            **self.help.slots(),
         }
         self.actions_ = build_actions(self, slots, self.undo_stack, tb)
         self.blind_action = self.actions_["blind"]
@@ -324,7 +326,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"FactDesk — {Path(path).name}")
         self.judging.attach(project)
         self.pairs.set_project(project)
-        self._refresh_checkers()
+        self.refresh_checkers()
         self.reload_rows()
         last = project.get_setting(LAST_PAIR)
         if isinstance(last, int) and self.model.row_for(last) is not None:
@@ -355,7 +357,7 @@ class MainWindow(QMainWindow):
         self.pairs.set_project(None)
         self._show_nothing()
 
-    def _refresh_checkers(self) -> None:
+    def refresh_checkers(self) -> None:
         project = self.project
         assert project is not None
         names = project.checker_names()
@@ -390,9 +392,9 @@ class MainWindow(QMainWindow):
         )
         self.model.checker_label = self.checker_label
         self.model.arcs_shown = grains.get(checker or "", "arc") == "arc"
-        self._show_checker()
+        self.show_checker()
 
-    def _show_checker(self) -> None:
+    def show_checker(self) -> None:
         self.checker_note.setText(
             f"Lowest / Arcs columns: {self.checker_label}, threshold {self.threshold.value():.2f}"
             if self.checker_label
@@ -530,7 +532,7 @@ class MainWindow(QMainWindow):
             self.model.checker_label = self.checker_label
             self.model.arcs_shown = project.checker_grains().get(checker) == "arc"
             self.settings.set(S.CHECKER, checker)
-            self._show_checker()
+            self.show_checker()
         else:
             self.judging.set_checker(checker, self.version, self.checker_label)
         oid = self.current_output_id()
@@ -546,7 +548,7 @@ class MainWindow(QMainWindow):
     def _threshold_changed(self) -> None:
         self.judging.set_threshold(self.threshold.value())
         self.settings.set(S.THRESHOLD, self.threshold.value())
-        self._show_checker()
+        self.show_checker()
         oid = self.current_output_id()
         self.reload_rows()
         if oid is not None:
@@ -603,7 +605,7 @@ class MainWindow(QMainWindow):
             return
         if not self.checker or self.checker_box.count() != len(project.checker_names()):
             oid = self.current_output_id()
-            self._refresh_checkers()
+            self.refresh_checkers()
             self.reload_rows()
             if oid is not None:
                 self.select_pair(oid)
@@ -628,7 +630,13 @@ class MainWindow(QMainWindow):
         )
         if self.project is not None:
             oid = self.current_output_id()
-            self._refresh_checkers()
+            shown = (self.checker, self.version)
+            self.refresh_checkers()
+            if (self.checker, self.version) == shown:
+                # Each committed chunk has refreshed its rows and the pair on screen already:
+                # a reload would only read them again (a long stall on a large project).
+                self.learning.follow()  # the queue and the calibration see the new scores
+                return
             self.reload_rows()
             if oid is not None:
                 self.select_pair(oid)
@@ -673,17 +681,7 @@ class MainWindow(QMainWindow):
     def open_demo(self) -> None:
         from app.demo import demo_project_path
 
-        path = str(demo_project_path())
-        self.statusBar().showMessage("Preparing the demo project (analysing it on first use)…")
-        self.runner.submit(
-            Job(
-                "io",
-                build_demo,
-                DemoRequest(path),
-                on_done=lambda p: self._open_guarded(str(p)),
-                on_error=self.show_error,
-            )
-        )
+        self.analysis.prepare_demo(str(demo_project_path()), self._open_guarded)
 
     def relabel_dialog(self) -> None:
         if self.project is None or self.current_unit() is None:

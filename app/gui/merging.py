@@ -23,7 +23,7 @@ from app.store import Project
 from app.tasks import Job, JobContext, TaskRunner
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def ask_merge_files(parent: QWidget) -> list[str]:
     return files
 
 
-def merge_into_window(window: MainWindow, files: list[str]) -> None:
+def merge_into_window(window: ListHost, files: list[str]) -> None:
     """Merge ``files`` into the window's project; then refresh the list and show the report."""
     if window.project is None or not files:
         return
@@ -100,7 +100,9 @@ def merge_into_window(window: MainWindow, files: list[str]) -> None:
             window.show_pair(oid)
         new = result["json"]["judgments_new"]
         window.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
-        window.merge_report = MergeReportDialog(result["text"], window)
+        window.merge_report = MergeReportDialog(result["text"], window.window())
         window.merge_report.open()
 
-    start_merge(window, window.runner, str(window.project.path), files, done, window.show_error)
+    start_merge(
+        window.window(), window.runner, str(window.project.path), files, done, window.show_error
+    )

@@ -1,12 +1,14 @@
 """The pair list pane: search, filters, the table of pairs and its count.
 
-It reads rows from the store through :func:`app.gui.queries.list_rows` and reports the pair the
+It reads rows from the store through :func:`app.store.queries.list_rows`, a page at a time (see
+:class:`app.item_models.PairTableModel`), and reports the pair the
 user selects with :attr:`PairList.pair_selected`; stepping through the (filtered, sorted) list is
 :meth:`PairList.step`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
@@ -24,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.adjudication import disagreeing_pairs
 from app.gui.plaintext import header_tips, item_view_tips, plain_label
-from app.gui.queries import ListRow, list_rows, search_ids
 from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
+from app.review.adjudication import disagreeing_pairs
 from app.store import Project
+from app.store.queries import ListRow, list_rows, search_ids
 
 
 def combo(name: str, items: list[str]) -> QComboBox:
@@ -79,6 +81,8 @@ class PairList(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project: Project | None = None
+        self._ids: list[int] = []  # the project's output ids as last read, and when
+        self._stamp: tuple[int, int] | None = None
         #: The output id shown in the detail view (kept selected across filter changes).
         self.shown_id: int | None = None
         self.model = PairTableModel(self)
@@ -165,6 +169,7 @@ class PairList(QWidget):
     def set_project(self, project: Project | None) -> None:
         self.project = project
         self.shown_id = None
+        self._ids, self._stamp = [], None
         if project is None:
             self._search_timer.stop()
             self.model.reset_rows([])
@@ -180,10 +185,21 @@ class PairList(QWidget):
             box.blockSignals(False)
 
     def reload(self, checker: str | None, version: str | None, threshold: float) -> None:
-        """Every row again (a new project, checker, threshold or model)."""
-        if self.project is None:
+        """Every row again (a new project, checker, threshold or model), read as it is shown:
+        the rows on screen now, the others when they are fetched."""
+        project = self.project
+        if project is None:
             return
-        self.show_rows(list_rows(self.project, checker, version, threshold))
+
+        def load(ids: Sequence[int]) -> list[ListRow]:
+            return list_rows(project, checker, version, threshold, ids)
+
+        # The pairs' ids are read again only when pairs were added or removed.
+        stamp = project.pairs_stamp()
+        if stamp != self._stamp:
+            self._ids, self._stamp = project.output_ids(), stamp
+        self.model.set_rows(self._ids, load)
+        self.update_count()
 
     def show_rows(self, rows: list[ListRow]) -> None:
         """Show these rows: the same pairs are updated in place (selection, current row and
@@ -284,7 +300,7 @@ class PairList(QWidget):
                 else None
             ),
         )
-        self._after_filter()
+        self.after_filter()
 
     def refresh_disagreements(self) -> None:
         """Judgments changed: the "Reviewers disagree" filter reads them again.
@@ -305,7 +321,7 @@ class PairList(QWidget):
         self.proxy.set_filters(disagree_ids=still)
         if self.shown_id is not None and self.shown_id in still:
             self.select(self.shown_id)
-        self._after_filter()
+        self.after_filter()
 
     def _listed(self, output_id: int) -> bool:
         row = self.model.row_for(output_id)
@@ -315,9 +331,9 @@ class PairList(QWidget):
         text = self.search.text().strip()
         hits = search_ids(self.project, text) if (text and self.project) else None
         self.proxy.set_filters(search_hits=hits)
-        self._after_filter()
+        self.after_filter()
 
-    def _after_filter(self) -> None:
+    def after_filter(self) -> None:
         self.update_count()
         oid = self.shown_id
         if oid is not None and self._listed(oid):
@@ -337,7 +353,7 @@ class PairList(QWidget):
             self.proxy.set_filters(priority_ids=set(priority))
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.proxy.invalidate()
-        self._after_filter()
+        self.after_filter()
 
     def focus_search(self) -> None:
         self.search.setFocus()

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidg
 
 from app.gui.arcview import ArcItem, ArcView
 from app.gui.claims import header_lines, question_text
-from app.gui.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from app.gui.judging import JudgingController, Unit
 from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
@@ -24,6 +23,7 @@ from app.gui.textview import (
     set_font_size,
     shown_evidence,
 )
+from app.store.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from models.checkers.questions import Said
 
 LEGEND = (

@@ -1,4 +1,4 @@
-"""File ▸ Export report…: the audit report (:mod:`app.report`) written in the background."""
+"""File ▸ Export report…: the audit report (:mod:`app.audit.report`) written in the background."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.store import Project
 from app.tasks import Job, JobContext
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
 
 #: Its own lane: a report never cancels an export or an analysis, nor they it.
 LANE = "report"
@@ -28,7 +28,7 @@ class ReportRequest:
 
 def run_report(req: ReportRequest, ctx: JobContext) -> str:
     """A job function: write the report from the project's own connection."""
-    from app.report import write_report
+    from app.audit.report import write_report
 
     with Project.open(req.project_path) as project:
         write_report(
@@ -42,7 +42,7 @@ def run_report(req: ReportRequest, ctx: JobContext) -> str:
     return req.out
 
 
-def export_report(window: MainWindow, out: str | None = None) -> ReportRequest | None:
+def export_report(window: ListHost, out: str | None = None) -> ReportRequest | None:
     """Ask where to write the report (unless ``out`` is given) and write it in the background.
 
     The status bar says when it is written or why not; errors go through the window's handler.
@@ -54,7 +54,7 @@ def export_report(window: MainWindow, out: str | None = None) -> ReportRequest |
     if out is None:
         suggested = str(Path(project.path).with_suffix(".report.html"))
         out, _ = QFileDialog.getSaveFileName(
-            window, "Export report", suggested, "HTML report (*.html)"
+            window.window(), "Export report", suggested, "HTML report (*.html)"
         )
         if not out:
             return None

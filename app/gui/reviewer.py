@@ -26,7 +26,7 @@ from app.store.project import check_reviewer
 from models.errors import ProjectError
 
 if TYPE_CHECKING:
-    from app.gui.main import MainWindow
+    from app.gui.host import ListHost
 
 
 class ReviewerBar(QFrame):
@@ -87,7 +87,7 @@ def ask_reviewer_name(parent: QWidget, current: str) -> str | None:
     return text
 
 
-def switch_reviewer(window: MainWindow, name: str) -> None:
+def switch_reviewer(window: ListHost, name: str) -> None:
     """Judge as ``name`` from now on: kept in the settings and shown in the status bar; the
     open project shows, counts and undoes that reviewer's own judgments."""
     from app.settings import REVIEWER

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -23,13 +20,14 @@ from PySide6.QtWidgets import (
 from app.gui.agreement_tab import add_agreement_tab
 from app.gui.learning_plots import learning_plots
 from app.gui.plaintext import mpl_text
-from app.gui.queries import (
+from app.gui.plot_tab import PlotTab
+from app.store import Project
+from app.store.queries import (
     JudgedScores,
     error_types_by_system,
     pair_score_values,
     sentence_judgment_scores,
 )
-from app.store import Project
 
 
 def score_distribution(fig: Figure, scores: list[float], label: str, threshold: float) -> None:
@@ -123,29 +121,6 @@ def errors_by_system(fig: Figure, rows: list[tuple], left_out: int = 0) -> None:
     ax.set_title("Error types by system" + left_out_note(left_out, "item", WHY_TYPES))
     # Beside the bars, not over them.
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), title="error type")
-
-
-class PlotTab(QWidget):
-    def __init__(self, fig: Figure, name: str) -> None:
-        super().__init__()
-        self.fig = fig
-        self.name = name
-        lay = QVBoxLayout(self)
-        canvas = FigureCanvasQTAgg(fig)
-        canvas.setAccessibleName(name)
-        lay.addWidget(canvas, 1)
-        save = QPushButton("Save as &PNG…")
-        save.setAccessibleName(f"Save {name} as PNG")
-        save.clicked.connect(self._save)
-        lay.addWidget(save)
-
-    def _save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save plot", f"{self.name}.png", "PNG (*.png)")
-        if path:
-            self.save(path)
-
-    def save(self, path: str) -> None:
-        self.fig.savefig(path, dpi=120)
 
 
 class Pages(QSplitter):
@@ -249,7 +224,7 @@ class StatsDialog(QDialog):
             self.plots.append(tab)
             self.tabs.addTab(tab, name.capitalize())
         add_agreement_tab(self, project, checker, version, thr)
-        from app.gui.familiarity import FamiliarityTab  # imports this module: late
+        from app.gui.familiarity import FamiliarityTab  # the familiarity code loads when shown
 
         runner = getattr(parent, "runner", None)  # the window's: entities found off its thread
         self.tabs.addTab(FamiliarityTab(project, checker, thr, runner), "Entity familiarity")

@@ -1,4 +1,5 @@
-"""Exports: JSONL with everything (re-importable without loss), sentence CSV, DAE arc TSV.
+"""Exports: JSONL with everything (re-importable without loss), sentence CSV, DAE arc TSV, and
+the FRANK and XSumFaith shapes (:mod:`app.io.dataset_formats`).
 
 The DAE arc format has one line per judged output sentence, tab-separated: the input (evidence
 text, `` [SEP] ``, the sentence), the sentence label, then four columns per arc: ``head-child``
@@ -18,14 +19,15 @@ from typing import Any, Literal, get_args
 
 from sqlalchemy import func, select
 
-from app.adjudication import final_labels
 from app.io.bundles import PairBundle, iter_bundles, run_info, run_places
+from app.io.dataset_formats import Verdicts, frank_record, xsumfaith_record
 from app.io.output import write_atomically
 from app.io.records import logical_id
+from app.review.adjudication import final_labels
 from app.store.project import Project
 from app.store.schema import Output, PairScoreRow
 
-ExportFormat = Literal["jsonl", "csv", "dae-arcs"]
+ExportFormat = Literal["jsonl", "csv", "dae-arcs", "frank", "xsumfaith"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 
 
@@ -83,7 +85,13 @@ def export(
         ProjectError: ``out`` is the project file or its -wal/-shm.
     """
     project.refuse_output(out)
-    writer = {"jsonl": _jsonl, "csv": _csv, "dae-arcs": _dae}[fmt]
+    writer = {
+        "jsonl": _jsonl,
+        "csv": _csv,
+        "dae-arcs": _dae,
+        "frank": _per_pair(frank_record),
+        "xsumfaith": _per_pair(xsumfaith_record),
+    }[fmt]
     total = project.count_pairs()
     with write_atomically(out, what="the export") as fh:
         return writer(project, fh, total, progress)
@@ -233,6 +241,25 @@ def _jsonl(project: Project, fh: Any, total: int, progress: Any) -> int:
         if progress is not None and n % 1000 == 0:
             progress(n, total)
     return n
+
+
+def _per_pair(
+    record: Callable[[PairBundle, Verdicts], dict[str, Any]],
+) -> Callable[[Project, Any, int, Any], int]:
+    """A writer of one JSON record per pair (the FRANK and XSumFaith shapes)."""
+
+    def write(project: Project, fh: Any, total: int, progress: Any) -> int:
+        verdicts = Verdicts(project)
+        n = 0
+        for b in iter_bundles(project):
+            fh.write(strict_json(record(b, verdicts)))
+            fh.write("\n")
+            n += 1
+            if progress is not None and n % 1000 == 0:
+                progress(n, total)
+        return n
+
+    return write
 
 
 def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:

@@ -51,7 +51,7 @@ ANALYSIS_FIELDS = (
     "checkers",
     "judgments",
     "not_checked",
-    # derived from the judgments on export (app.adjudication); not read back, never metadata
+    # derived from the judgments on export (app.review.adjudication); not read back, never metadata
     "final_labels",
 )
 LABELS: dict[str, tuple[str, ...]] = {

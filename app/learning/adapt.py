@@ -6,7 +6,7 @@ project (table ``project_models``: it travels with the file; nothing under ``res
 written), and re-scores the project with it from the scores already stored: the head reads the
 bundled combined score and its components' stored sentence scores, so no model runs and only
 pairs without a score of the head's version are written. Analysis of new pairs uses the head
-too (:func:`apply_project_model`). ``reset`` goes back to the bundled model; its scores are still
+too (:func:`app.store.heads.apply_project_model`). ``reset`` goes back to the bundled model; its scores are still
 stored, so switching either way is immediate.
 
 What it is not: a better checker in general. It fits this editor's decisions on this project.
@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import func, insert, literal, select, update
 
-from app.adjudication import final_judgment_ids
+from app.review.adjudication import final_judgment_ids
+from app.store.heads import CHECKER, active_model, latest_model
 from app.store.project import Project, now
 from app.store.schema import (
     ArcRow,
@@ -35,13 +36,11 @@ from app.store.schema import (
     SentenceRow,
     SentenceScoreRow,
 )
-from models.checkers.adapted import AdaptedCombinedChecker, Head, identity_spec
-from models.checkers.base import Checker
-from models.checkers.combined import FEATURES, CombinedChecker, load_combiner
+from models.checkers.adapted import Head, identity_spec
+from models.checkers.combined import FEATURES, load_combiner
 from models.errors import Cancelled, FactDeskError
 from models.training.adapt import MIN_ARC_JUDGMENTS, Rows, adapt, fit_arc_head
 
-CHECKER = "combined"
 DISPLAY = "combined score (adapted to this project)"
 BUNDLED_DISPLAY = "combined score"
 #: The SQL function that maps a stored arc score through the project's arc head.
@@ -279,45 +278,6 @@ def training_rows(
 
 
 # ---------------------------------------------------------------------- the stored model
-def active_model(project: Project) -> Head | None:
-    """The project head in use, or None when the bundled model is."""
-    with project.session() as s:
-        row = s.scalar(
-            select(ProjectModel)
-            .where(ProjectModel.checker == CHECKER, ProjectModel.active)
-            .order_by(ProjectModel.id.desc())
-        )
-        return None if row is None else Head(dict(row.spec))
-
-
-def latest_model(project: Project) -> ProjectModel | None:
-    with project.session() as s:
-        return s.scalar(
-            select(ProjectModel)
-            .where(ProjectModel.checker == CHECKER)
-            .order_by(ProjectModel.id.desc())
-        )
-
-
-def apply_project_model(project: Project, checkers: Sequence[Checker]) -> list[Checker]:
-    """The checkers an analysis of this project runs: the bundled combined score replaced by
-    the project's head when one is in use and adapts that very bundled version."""
-    head = active_model(project)
-    if head is None:
-        return list(checkers)
-    out: list[Checker] = []
-    for c in checkers:
-        if (
-            isinstance(c, CombinedChecker)
-            and not isinstance(c, AdaptedCombinedChecker)
-            and c.version == head.base_version
-        ):
-            out.append(AdaptedCombinedChecker(c, head))
-        else:
-            out.append(c)
-    return out
-
-
 # ---------------------------------------------------------------------- adapt, rescore, reset
 def adapt_project(
     project: Project,

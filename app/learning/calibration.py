@@ -21,7 +21,7 @@ from typing import Any, Literal, cast
 import numpy as np
 from sqlalchemy import select
 
-from app.adjudication import final_judgment_ids
+from app.review.adjudication import final_judgment_ids
 from app.store.project import Project, now
 from app.store.schema import (
     ArcScoreRow,

@@ -81,8 +81,8 @@ def adapt_in_process(req: AdaptRequest, ctx: Context) -> dict[str, Any]:
 def _new_rows(project: Project, req: AdaptRequest) -> NewRows:
     from sqlalchemy import func, select
 
-    from app.gui.queries import list_rows
     from app.learning.calibration import shown_threshold
+    from app.store.queries import list_rows
     from app.store.schema import AuditEntry
 
     with project.session() as s:

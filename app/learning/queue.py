@@ -211,7 +211,7 @@ def project_signals(
                         )
                     ).all()
                 )
-    from app.gui.queries import list_rows
+    from app.store.queries import list_rows
 
     rows = list_rows(project, None, None, threshold)
     done = {lr.row.output_id for lr in rows if lr.status in ("done", "flagged")}

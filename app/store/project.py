@@ -7,6 +7,7 @@ in batches inside transactions, so a crash leaves the file consistent.
 from __future__ import annotations
 
 import getpass
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,9 +32,11 @@ from app.store.schema import (
     ArcRow,
     ArcScoreRow,
     AuditEntry,
+    Calibration,
     Judgment,
     Output,
     PairScoreRow,
+    ProjectModel,
     Run,
     SentenceRow,
     SentenceScoreRow,
@@ -217,8 +220,44 @@ class Project:
             return [r for r in rows if r]
 
     def output_ids(self) -> list[int]:
+        """Every pair's output id, in import order."""
         with self.session() as s:
-            return list(s.scalars(select(Output.id).order_by(Output.id)))
+            # Core rows, not ORM scalars: a third faster on 100,000 pairs.
+            # Straight from SQLite's cursor: SQLAlchemy's row handling is most of the time for
+            # 100,000 ids (what opening a large project waits for).
+            # SQLite's own errors here are said as the session's are (damaged file, lock...).
+            cursor = s.connection().connection.cursor()
+            try:
+                cursor.execute("SELECT id FROM outputs ORDER BY id")
+                return [oid for (oid,) in cursor.fetchall()]
+            except sqlite3.Error as exc:
+                _reraise(self.path, exc)
+            finally:
+                cursor.close()
+
+    def calibrated(self, checker: str, version: str) -> bool:
+        """Whether a calibration is stored for this checker version (read without the fitting
+        code, which needs numpy: opening a project does not load it for nothing)."""
+        with self.session() as s:
+            return (
+                s.scalar(
+                    select(Calibration.id)
+                    .where(Calibration.checker == checker, Calibration.version == version)
+                    .limit(1)
+                )
+                is not None
+            )
+
+    def adapted(self) -> bool:
+        """Whether the project holds a model adapted to its judgments (``project_models``)."""
+        with self.session() as s:
+            return s.scalar(select(ProjectModel.id).limit(1)) is not None
+
+    def pairs_stamp(self) -> tuple[int, int]:
+        """(number of pairs, highest output id): changes whenever pairs are added or removed."""
+        with self.session() as s:
+            n, top = s.execute(select(func.count(Output.id), func.max(Output.id))).one()
+        return int(n), int(top or 0)
 
     def pair(self, output_id: int) -> tuple[Output, Source]:
         with self.session() as s:
@@ -263,6 +302,19 @@ class Project:
         restored from an export without it; "cpu, adapted to this project" for the re-scoring
         runs of a project model from before it was kept)."""
         with self.session() as s:
+            runs = s.scalars(
+                select(Run.settings).where(Run.checker == checker, Run.version == version)
+            ).all()
+            where = {str((st or {}).get("runs_on") or "unrecorded") for st in runs}
+            if len(where) == 1:
+                # Every run of this version ran in one place: count its scores in the
+                # (checker, version, output) index, not score by score through their runs.
+                n = s.scalar(
+                    select(func.count())
+                    .select_from(PairScoreRow)
+                    .where(PairScoreRow.checker == checker, PairScoreRow.version == version)
+                )
+                return {where.pop(): int(n)} if n else {}
             rows = s.execute(
                 select(Run.settings, func.count(PairScoreRow.id))
                 .join(PairScoreRow, PairScoreRow.run_id == Run.id)
@@ -364,7 +416,7 @@ class Project:
                                 ArcScoreRow.checker == checker,
                                 ArcScoreRow.version == version,
                                 ArcScoreRow.score < threshold,
-                                *only(SentenceRow.output_id),
+                                *self._arcs_of(ids),
                             )
                             .group_by(SentenceRow.output_id)
                         ).all(),
@@ -414,6 +466,24 @@ class Project:
             )
             for oid, ext, system in base
         ]
+
+    @staticmethod
+    def _arcs_of(ids: Sequence[int] | None) -> list[ColumnElement[bool]]:
+        """Arc scores of these pairs only (all when None), read from the pairs' arcs.
+
+        As a subquery, so that SQLite looks up the scores of those arcs in the
+        (checker, version, arc) index instead of scanning every arc score of the checker and
+        keeping those of the pairs: a page of 500 rows of a 100,000-pair project in
+        milliseconds, not a second.
+        """
+        if ids is None:
+            return []
+        arcs = (
+            select(ArcRow.id)
+            .join(SentenceRow, SentenceRow.id == ArcRow.sentence_id)
+            .where(SentenceRow.output_id.in_(list(ids)))
+        )
+        return [ArcScoreRow.arc_id.in_(arcs)]
 
     # ------------------------------------------------------------------ judgments
     def own_judgments(self) -> list[ColumnElement[bool]]:
@@ -649,7 +719,7 @@ def _value_of(row: Judgment) -> JudgmentValue:
     )
 
 
-def _reraise(path: Path, exc: DBAPIError) -> NoReturn:
+def _reraise(path: Path, exc: DBAPIError | sqlite3.Error) -> NoReturn:
     """Raise a :class:`ProjectError` for errors a user can act on; others unchanged (bugs)."""
     reason = describe_sqlite_error(path, exc)
     if reason is None:

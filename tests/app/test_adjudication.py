@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.adjudication import disagreeing_pairs, final_labels
 from app.io.exporter import export
 from app.io.importer import import_file
+from app.review.adjudication import disagreeing_pairs, final_labels
 from app.store import JudgmentKey, JudgmentValue, Project
 
 

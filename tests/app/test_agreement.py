@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.agreement import agreement, agreement_of, krippendorff_alpha
 from app.cli import main
 from app.io.importer import import_file
+from app.review.agreement import agreement, agreement_of, krippendorff_alpha
 from app.store import Project
 
 S, U = "supported", "unsupported"
@@ -167,7 +167,7 @@ def test_undefined_figures_are_none() -> None:
 
 
 def test_the_audit_report_has_a_reviewer_agreement_section(judged: Path) -> None:
-    from app.report import render
+    from app.audit.report import render
 
     with Project.open(judged) as p:
         text = render(p)

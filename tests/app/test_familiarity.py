@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.analysis import analyze
+from app.audit.familiarity import analyse, description_priorities, unfamiliar_first
 from app.cli import main
-from app.familiarity import analyse, description_priorities, unfamiliar_first
 from app.io.importer import import_file
 from app.store import Project
 from app.store.judging import JudgmentKey, JudgmentValue

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from app.analysis import analyze, max_chars
+from app.audit.familiarity import analyse, describe
+from app.audit.report import render
 from app.cli import main
-from app.familiarity import analyse, describe
 from app.io.importer import import_file
-from app.report import render
 from app.store import Project
 from models.errors import FactDeskError
 from models.registry import load_checker

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from app.audit.familiarity import analyse, unfamiliar_first
+from app.audit.report import familiarity_section, render
 from app.cli import main
-from app.familiarity import analyse, unfamiliar_first
-from app.report import familiarity_section, render
 from app.store import Project
 from app.store.judging import JudgmentKey, JudgmentValue
 from tests.app.test_familiarity import by_name, fam_project  # noqa: F401 - a fixture

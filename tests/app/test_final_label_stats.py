@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.adjudication import project_final_labels
-from app.gui.queries import error_types_by_system, sentence_judgment_scores
+from app.audit.report import agreement_section, error_types_section, render
 from app.io.importer import import_file
-from app.report import agreement_section, error_types_section, render
+from app.review.adjudication import project_final_labels
 from app.store import JudgmentKey, JudgmentValue, Project
+from app.store.queries import error_types_by_system, sentence_judgment_scores
 
 S, U = "supported", "unsupported"
 

@@ -18,14 +18,13 @@ from app.cli import main
 from app.learning import calibration as C
 from app.learning.adapt import (
     AdaptError,
-    active_model,
     adapt_project,
-    apply_project_model,
     rescore_with_project_model,
     use_project_model,
 )
 from app.learning.queue import Signals, disagreements, queue, rank, register_provider
 from app.store import Project
+from app.store.heads import active_model, apply_project_model
 from app.store.judging import JudgmentKey, JudgmentValue
 from app.store.schema import ArcScoreRow, PairScoreRow, SentenceRow, SentenceScoreRow
 from models.checkers.adapted import AdaptedCombinedChecker

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from app.analysis import analyze
+from app.audit.report import SECTIONS, Section, render
 from app.cli import main
 from app.io.importer import import_file
-from app.report import SECTIONS, Section, render
 from app.store import Project
 from app.store.judging import JudgmentKey, JudgmentValue
 from models.registry import load_checker

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.analysis import analyze
+from app.audit.report import counts_section, flagged_section, render
 from app.io.importer import import_file
-from app.report import counts_section, flagged_section, render
 from app.store import Project
 from app.store.judging import JudgmentKey, JudgmentValue
 from models.registry import load_checker

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from app.analysis import analyze
+from app.audit.report import render
 from app.cli import print_findings
 from app.io.bundles import load_bundles
 from app.io.exporter import export
 from app.io.importer import import_file
-from app.report import render
 from app.store import Project
 from models.checkers.base import Grain, PairInput, PairScore, SentenceScore, pair_score
 from tests.conftest import PAIRS, write_jsonl

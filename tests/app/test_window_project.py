@@ -36,6 +36,7 @@ class SecondLexical(LexicalArcChecker):
 @pytest.fixture
 def window(qtbot, tmp_path: Path, pairs_file: Path, monkeypatch):  # type: ignore[no-untyped-def]
     import models.registry
+    from app.gui.jobs import run_analysis
     from app.gui.main import MainWindow
     from app.settings import Settings
 
@@ -44,6 +45,8 @@ def window(qtbot, tmp_path: Path, pairs_file: Path, monkeypatch):  # type: ignor
         "load_checker",
         lambda n, **_k: SecondLexical() if n == "lexical-2" else LexicalArcChecker(),
     )
+    # The checkers patched here exist in this process only: analyse in a thread of it.
+    monkeypatch.setattr("app.gui.analysis.analyse_in_process", run_analysis)
     path = tmp_path / "window.factdesk"
     with Project.create(path) as p:
         import_file(p, pairs_file)

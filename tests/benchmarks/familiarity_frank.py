@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.project.exists():
         build(args.project, args.data, args.checker)
 
-    from app.familiarity import analyse, describe
+    from app.audit.familiarity import analyse, describe
     from app.store import Project
     from app.store.schema import Output
 

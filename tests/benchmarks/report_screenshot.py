@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from app.audit.report import write_report  # noqa: E402
 from app.demo import demo_project_path, prepare_demo  # noqa: E402
 from app.paths import demo_pairs_file  # noqa: E402
-from app.report import write_report  # noqa: E402
 from app.store import Project  # noqa: E402
 from app.store.judging import JudgmentKey, JudgmentValue  # noqa: E402
 

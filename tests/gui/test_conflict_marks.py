@@ -149,7 +149,7 @@ def test_question_lines_say_what_was_asked_and_what_each_side_says(win: MainWind
 
 def test_the_demo_04_detail_reads_plainly() -> None:
     """demo-04's first sentence as the bundled question check words it."""
-    from app.gui.findings import finding_lines
+    from app.store.findings import finding_lines
 
     detail = (
         "Q: … Carrow Street Library first opened on [when], with a collection … output: "

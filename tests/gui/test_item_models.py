@@ -6,7 +6,6 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QTableView
 
-from app.gui.queries import list_rows
 from app.item_models import (
     COL_LOWEST,
     FETCH_BATCH,
@@ -16,6 +15,7 @@ from app.item_models import (
     StatusRole,
 )
 from app.store import JudgmentKey, JudgmentValue, Project
+from app.store.queries import list_rows
 
 Mode = QAbstractItemModelTester.FailureReportingMode
 

@@ -148,8 +148,8 @@ def test_next_useful_key_puts_the_cursor_on_the_weakest_open_sentence(qtbot, win
 def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
     """The list takes the adapted scores in place: no reset, the same pair selected and shown
     with its new scores; the list then holds what a fresh reload would."""
-    from app.gui.queries import list_rows
     from app.item_models import COL_LOWEST
+    from app.store.queries import list_rows
 
     oid = win.proxy.index(5, 0).data(OutputIdRole)
     win.select_pair(oid)

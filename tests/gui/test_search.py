@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event
 
-from app.gui.queries import build_search_index, fold, search_ids, use_search_index
 from app.store import Project
+from app.store.queries import build_search_index, fold, search_ids, use_search_index
 from app.store.schema import Output, Source
 
 

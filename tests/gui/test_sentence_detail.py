@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.analysis import analyze
-from app.gui.findings import finding_lines
 from app.gui.main import MainWindow
 from app.io.importer import import_file
 from app.settings import Settings
 from app.store import Project
+from app.store.findings import finding_lines
 from tests.app.test_sentence_detail import FOUND, FakeQuestions
 from tests.conftest import PAIRS, write_jsonl
 

@@ -27,10 +27,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from app.adjudication import Final, ProjectFinals, final_labels, pair_finals
-from app.familiarity import FINAL_NOTE, FamiliarityReport, analyse, draw_rates, shown_checker
+from app.audit.familiarity import FINAL_NOTE, FamiliarityReport, analyse, draw_rates, shown_checker
 from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.io.output import output_target, write_atomically
+from app.review.adjudication import Final, ProjectFinals, final_labels, pair_finals
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
@@ -365,7 +365,7 @@ def agreement_section(ctx: ReportContext) -> Section | None:
 
 def reviewer_agreement_section(ctx: ReportContext) -> Section | None:
     """Reviewers against each other (kappa, alpha, raw agreement) and against the model."""
-    from app.agreement import agreement
+    from app.review.agreement import agreement
 
     result = agreement(
         ctx.project, checker=ctx.checker, version=ctx.version, threshold=ctx.threshold

@@ -29,9 +29,9 @@ from typing import Any, Literal
 
 from sqlalchemy import func, select
 
-from app.adjudication import FinalItem, ProjectFinals, pair_finals
 from app.analysis import NotChecked, max_chars, too_long
 from app.io.bundles import PairBundle, iter_bundles, run_info
+from app.review.adjudication import FinalItem, ProjectFinals, pair_finals
 from app.store.project import Project
 from app.store.schema import ArcRow, Judgment, SentenceRow, Source
 from app.thresholds import check_threshold

@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import QueryableAttribute
 
-from app.adjudication import project_final_labels
-from app.gui.findings import QUESTIONS, conflict_words, conflicts
+from app.review.adjudication import project_final_labels
+from app.store.findings import QUESTIONS, conflict_words, conflicts
 from app.store.project import PairRow, Project
 from app.store.schema import (
     Judgment,
@@ -286,7 +286,7 @@ def sentence_judgment_scores(project: Project, checker: str, version: str) -> Ju
     """(final label, model score, error type, system) for every judged output sentence.
 
     One row per sentence however many reviewers judged it: its final label (adjudicated, else
-    the reviewers' common label, :func:`app.adjudication.project_final_labels`); sentences the
+    the reviewers' common label, :func:`app.review.adjudication.project_final_labels`); sentences the
     reviewers disagree on without an adjudication are left out and counted.
     """
     finals = project_final_labels(project)

@@ -1,0 +1,1 @@
+"""Audits of a project: entity familiarity and the HTML audit report."""

@@ -1,0 +1,1 @@
+"""Reviewers together: agreement figures and final labels (adjudicated, else agreed)."""

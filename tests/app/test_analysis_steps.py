@@ -1,0 +1,54 @@
+"""Analysis says what it is doing from the first batch on, not only when a chunk is stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.analysis import analyze
+from app.demo import prepare_demo
+from app.io.importer import import_file
+from app.store import Project
+from models.checkers.lexical import LexicalArcChecker
+
+
+def test_steps_name_the_stage_and_come_before_the_chunk_is_stored(
+    project: Project, pairs_file: Path
+) -> None:
+    import_file(project, pairs_file)
+    events: list[tuple[str, int, int]] = []
+    analyze(
+        project,
+        [LexicalArcChecker()],
+        chunk_size=2,
+        step=lambda what, done, total: events.append((what, done, total)),
+        on_chunk=lambda ids: events.append(("stored", len(ids), 0)),
+    )
+    first_store = events.index(("stored", 2, 0))
+    before = events[:first_store]
+    assert ("Parsing", 0, 3) == before[0]  # said before the first text is parsed
+    assert ("Parsing", 2, 3) in before
+    assert ("Scoring with lexical", 0, 3) in before and ("Scoring with lexical", 2, 3) in before
+    assert ("Saving", 2, 3) in before
+    # The second chunk counts on from the first.
+    after = events[first_store + 1 :]
+    assert ("Parsing", 2, 3) == after[0] and ("Saving", 3, 3) in after
+    assert all(what and total == 3 for what, _done, total in events if what != "stored")
+
+
+def test_the_demo_says_what_it_does_from_the_start(tmp_path: Path) -> None:
+    events: list[tuple[str, int, int]] = []
+    prepare_demo(
+        tmp_path / "demo.factdesk",
+        checkers=("lexical",),
+        step=lambda what, done, total: events.append((what, done, total)),
+    )
+    stages = list(dict.fromkeys(what for what, _d, _t in events))
+    assert stages == [
+        "Loading the models",
+        "Importing the demo pairs",
+        "Parsing",
+        "Scoring with lexical",
+        "Saving",
+    ]
+    parsing = [done for what, done, total in events if what == "Parsing" and total == 32]
+    assert parsing[0] == 0 and 0 < parsing[1] < 32  # progress inside the one chunk of 32

@@ -1,0 +1,68 @@
+"""Help menu: the guide (keys, marks, modes, exports) and About (versions and card figures)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import app
+from app.gui.help import AboutDialog, GuideDialog, about_text
+from app.gui.main import MainWindow
+from models.bundle_info import bundled_models, card_text, headline_figures, models_dir
+
+
+def test_guide_opens_from_the_help_menu_with_the_current_keys(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    w.remap_keys({"accept": "Y"})
+    w.actions_["guide"].trigger()
+    dialog = w.help.dialog
+    assert isinstance(dialog, GuideDialog) and dialog.isVisible()
+    text = dialog.browser.toPlainText()
+    for topic in ("Keys", "What the marks mean", "Blind review", "AIS two-stage mode"):
+        assert topic in text
+    for topic in ("Adjudication", "Export formats", "frank", "xsumfaith", "dae-arcs"):
+        assert topic in text
+    assert "\nY\naccept: supported / entailed" in text  # the key as remapped, not the default
+    dialog.close()
+
+
+def test_about_opens_and_shows_the_version_of_every_bundled_model(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    w.actions_["about"].trigger()
+    dialog = w.help.dialog
+    assert isinstance(dialog, AboutDialog) and dialog.isVisible()
+    text = dialog.text.toPlainText()
+    assert f"FactDesk {app.__version__}" in text
+    models = bundled_models()
+    assert {m.name for m in models} >= {"arc_support", "combiner.json"}
+    lines = text.splitlines()
+    for m in models:
+        assert any(line.split()[:2] == [m.name, m.version] for line in lines if line.strip())
+    figures = headline_figures(card_text() or "")
+    assert figures is not None and figures.rows
+    combined = dict(figures.rows)["combined"]
+    assert "combined" in text and combined[0] in text  # the card's ranking figure
+    dialog.close()
+
+
+def test_about_follows_the_model_files_when_they_change(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "models"
+    (folder / "arc_support").mkdir(parents=True)
+    config = json.loads((models_dir() / "arc_support" / "config.json").read_text("utf-8"))
+    config["version"] = "retrained0001"
+    (folder / "arc_support" / "config.json").write_text(json.dumps(config), "utf-8")
+    shutil.copy(models_dir() / "combiner.json", folder / "combiner.json")
+    card = (models_dir() / "MODEL_CARD.md").read_text("utf-8")
+    (folder / "MODEL_CARD.md").write_text(card.replace("72.3    ", "88.8    "), "utf-8")
+    dialog = AboutDialog(folder)
+    qtbot.addWidget(dialog)
+    text = dialog.text.toPlainText()
+    assert any(line.split()[:2] == ["arc_support", "retrained0001"] for line in text.splitlines())
+    assert "embedder" not in text  # not in this folder: not listed
+    assert "88.8" in text and "Measured" not in text
+
+
+def test_about_without_a_card_or_models_says_so() -> None:
+    text = about_text(Path("/nonexistent/models"))
+    assert "none found" in text and "no quality table" in text
