@@ -58,10 +58,12 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
         return out
 
     root = next((t.i for t in toks if t.head == t.i), 0)
+    quoted = _quoted(toks)
     removed: set[int] = set()
     parts: list[set[int]] = []
     for t in toks:
-        if t.dep != "relcl":
+        if t.dep != "relcl" or t.i in quoted:
+            # words inside quotation marks are what someone said, not claims of the output
             continue
         pronoun = [
             c
@@ -76,7 +78,11 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
         span = subtree(t.i)
         commas = {min(span) - 1, max(span) + 1}
         removed |= span | {k for k in commas if 0 <= k < len(toks) and toks[k].text == ","}
-    conjs = [c for c in children[root] if toks[c].dep == "conj" and toks[c].pos in VERBAL]
+    conjs = [
+        c
+        for c in children[root]
+        if toks[c].dep == "conj" and toks[c].pos in VERBAL and c not in quoted
+    ]
     main = subtree(root) - removed
     for c in conjs:
         main -= subtree(c)
@@ -102,6 +108,21 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
     if any(not _states_something(b) for b in built):
         return (sentence,)
     return tuple(built)
+
+
+QUOTES = frozenset({'"', "“", "”", "«", "»"})
+
+
+def _quoted(toks: tuple[Token, ...]) -> set[int]:
+    """Indices of the tokens between quotation marks."""
+    inside, out = False, set()
+    for t in toks:
+        if t.text in QUOTES:
+            inside = not inside if t.text == '"' else t.text in ("“", "«")
+            continue
+        if inside:
+            out.add(t.i)
+    return out
 
 
 def _clauses_of(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> set[int]:

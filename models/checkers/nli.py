@@ -49,7 +49,7 @@ MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence.
-CLAIM_REVISION = "claims1"
+CLAIM_REVISION = "claims2"
 
 
 def bundled_available(path: Path = BUNDLED_DIR) -> bool:
@@ -176,7 +176,7 @@ class NLISentenceChecker:
     """Sentence-level checker over an NLI classifier: the bundled ONNX model (``model_dir``
     None), an exported one of ours, or a local Hugging Face sequence-classification directory."""
 
-    display_name = "NLI sentence support"
+    display_name = "claims vs source (NLI)"
     grain: Grain = "sentence"
 
     def __init__(
@@ -261,7 +261,10 @@ class NLISentenceChecker:
             for key, row in zip(chunk, self._probs(premises, hypotheses), strict=True):
                 got[key] = row
             if progress is not None:
-                progress(min(lo + batch_size, len(jobs)), len(jobs))
+                # in pairs, like every checker: jobs go pair by pair, so the pairs before the
+                # next job's pair are done
+                hi = lo + batch_size
+                progress(jobs[hi][0] if hi < len(jobs) else len(batch), len(batch))
         return [
             self._result(item, plans[p], [got[(p, u)] for u in range(len(plans[p].units))])
             for p, item in enumerate(batch)

@@ -51,3 +51,8 @@ def test_claims_keep_offsets_into_the_output_and_their_content_arcs() -> None:
         assert all(text[t.start : t.end] == t.text for t in claim.tokens)
         assert all(0 <= t.head < len(claim.tokens) for t in claim.tokens)
     assert {t.text for t in second.tokens} >= {"He", "was", "charged", "fraud"}
+
+
+def test_words_inside_quotation_marks_are_not_split() -> None:
+    text = 'She said the charge would be "a tax on people who have no other way to get to work".'
+    assert _claims(text) == [text]

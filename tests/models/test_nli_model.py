@@ -388,3 +388,20 @@ def test_a_sentence_longer_than_the_onnx_model_input_is_reported(onnx_nli: Path)
     (result,) = checker.score([PairInput(1, parse("The mayor opened it."), out)])
     assert result.score is None
     assert "longer than the model input" in (result.sentences[0].not_checked or "")
+
+
+def test_progress_counts_pairs_not_claims(onnx_nli: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+    src = parse("The mayor opened the bridge on Tuesday. The crowd cheered.")
+    out = parse("The mayor opened the bridge and praised the workers. The crowd cheered.")
+    seen: list[tuple[int, int]] = []
+    checker.score(
+        [PairInput(1, src, out), PairInput(2, src, out)],
+        batch_size=1,
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert len(seen) == 6  # three claims a pair, one model call each
+    assert all(t == 2 and 0 <= d <= 2 for d, t in seen) and seen[-1] == (2, 2)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
