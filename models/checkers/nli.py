@@ -40,7 +40,7 @@ from models.document import Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import SHOWN, Evidence, Retriever, build_windows
 from models.resources import resources_dir
-from models.runtime import DevicePref, onnx_session, torch_device
+from models.runtime import ALONE_REVISION, DevicePref, onnx_session, torch_device
 
 BUNDLED_DIR = resources_dir() / "models" / "nli"
 #: ``kind`` in the config of a model exported by :mod:`models.training.nli_model`.
@@ -199,7 +199,7 @@ class NLISentenceChecker:
             self.max_tokens = min(max_tokens, self._onnx.max_length)
             bundled = model_dir is None
             self.name = "nli" if bundled else f"nli:{path.name}"
-            self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}"
+            self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}+{ALONE_REVISION}"
             return
         try:
             import torch
