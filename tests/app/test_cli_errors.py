@@ -134,6 +134,9 @@ def test_ctrl_c_in_merge_is_one_line_and_merges_nothing(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as a terminal's foreground command gets it: a test run started in the background
+        # (CI, `cmd &`) has SIGINT ignored, and Python keeps an inherited SIG_IGN
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "merging"
     proc.send_signal(signal.SIGINT)
