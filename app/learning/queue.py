@@ -200,17 +200,10 @@ def project_signals(
         ).all()
         sent_scores: dict[int, float | None] = {}
         if checker and version:
+            from app.store.queries import sentence_scores
+
             sids = [sid for _o, t, sid, _l in judged if t == "sentence" and sid is not None]
-            for k in range(0, len(sids), 5000):
-                sent_scores.update(
-                    s.execute(
-                        select(SentenceScoreRow.sentence_id, SentenceScoreRow.score).where(
-                            SentenceScoreRow.checker == checker,
-                            SentenceScoreRow.version == version,
-                            SentenceScoreRow.sentence_id.in_(sids[k : k + 5000]),
-                        )
-                    ).all()
-                )
+            sent_scores = sentence_scores(s, checker, version, sids)
     from app.store.queries import list_rows
 
     rows = list_rows(project, None, None, threshold)

@@ -293,17 +293,7 @@ def sentence_judgment_scores(project: Project, checker: str, version: str) -> Ju
     items = finals.of("sentence")
     sids = [i.sentence_id for i in items if i.sentence_id is not None]
     with project.session() as s:
-        scores: dict[int, float | None] = {}
-        for k in range(0, len(sids), 5000):
-            scores.update(
-                s.execute(
-                    select(SentenceScoreRow.sentence_id, SentenceScoreRow.score).where(
-                        SentenceScoreRow.checker == checker,
-                        SentenceScoreRow.version == version,
-                        SentenceScoreRow.sentence_id.in_(sids[k : k + 5000]),
-                    )
-                ).all()
-            )
+        scores = sentence_scores(s, checker, version, sids)
         systems = _systems(s, {i.output_id for i in items})
     rows = [
         (
@@ -353,3 +343,22 @@ def _systems(s: Any, output_ids: set[int]) -> dict[int, str | None]:
 
 def pair_score_values(project: Project, checker: str, version: str) -> list[float]:
     return [v for v in project.pair_scores(checker, version).values() if v is not None]
+
+
+def sentence_scores(
+    s: Any, checker: str, version: str, sids: Sequence[int]
+) -> dict[int, float | None]:
+    """{sentence id: score} of one checker version for these sentences (read in slices, so a
+    long list stays under SQLite's variable limit)."""
+    out: dict[int, float | None] = {}
+    for k in range(0, len(sids), 5000):
+        out.update(
+            s.execute(
+                select(SentenceScoreRow.sentence_id, SentenceScoreRow.score).where(
+                    SentenceScoreRow.checker == checker,
+                    SentenceScoreRow.version == version,
+                    SentenceScoreRow.sentence_id.in_(sids[k : k + 5000]),
+                )
+            ).all()
+        )
+    return out
