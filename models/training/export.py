@@ -81,6 +81,42 @@ def quantize_int8(src: Path, dst: Path, keep_fp32: tuple[str, ...] = ()) -> None
         nodes_to_exclude=heads,
         extra_options={"EnableSubgraph": False},
     )
+    unsigned_weights(dst)
+
+
+def unsigned_weights(path: Path) -> int:
+    """Store the int8 matrix weights of a quantised graph as uint8, exactly; returns how many.
+
+    Dynamic quantisation feeds ``MatMulInteger`` uint8 activations. With int8 weights
+    onnxruntime picks its u8s8 kernel, which on CPUs without VNNI (AVX2 and AVX-512 before
+    Cascade Lake, AMD before Zen 4) adds pairs of products in saturating 16-bit lanes: on such
+    a machine the bundled NLI model gave every pair about (0.33, 0.33, 0.33). The same weights
+    as uint8 with the zero point moved by 128 (w + 128, zp + 128) are the same numbers
+    (w - zp is unchanged) and run on the u8u8 kernel, which widens before adding and is exact
+    on every CPU.
+    """
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = {t.name: t for t in model.graph.initializer}
+    changed = 0
+    for node in model.graph.node:
+        if node.op_type != "MatMulInteger" or len(node.input) < 4:
+            continue
+        weight, zero = inits.get(node.input[1]), inits.get(node.input[3])
+        if weight is None or zero is None or weight.data_type != onnx.TensorProto.INT8:
+            continue  # uint8 already (a weight two nodes share is shifted once)
+        if zero.data_type != onnx.TensorProto.INT8:
+            raise ValueError(f"{path}: {node.name}: int8 weights with a non-int8 zero point")
+        for tensor in (weight, zero):
+            shifted = numpy_helper.to_array(tensor).astype(np.int16) + 128
+            tensor.CopyFrom(numpy_helper.from_array(shifted.astype(np.uint8), tensor.name))
+        changed += 1
+    if changed:
+        onnx.save(model, str(path))
+    return changed
 
 
 def export_arc_model(
@@ -228,3 +264,40 @@ def _restore_inputs(path: Path, dynamic: dict[str, dict[int, str]]) -> None:
 def _drop_external_data(out_dir: Path) -> None:
     for f in out_dir.glob("*.data"):
         f.unlink()
+
+
+def make_portable(model_dir: Path) -> bool:
+    """Give an exported model directory uint8 weights (:func:`unsigned_weights`) and a new
+    version in its ``config.json`` (the file's new hash in place of the old one), so projects
+    scored with the saturating kernel are scored again. Returns whether anything changed."""
+    model_file = model_dir / "model.onnx"
+    config_file = model_dir / "config.json"
+    old = file_hash(model_file)
+    if not unsigned_weights(model_file):
+        return False
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    version = str(config.get("version", ""))
+    new = file_hash(model_file)
+    config["version"] = new + version[len(old) :] if version.startswith(old) else new
+    config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m models.training.export",
+        description="Store an exported int8 model's weights as uint8 (exact; runs right on CPUs "
+        "without VNNI) and give it a new version.",
+    )
+    ap.add_argument("model_dirs", nargs="+", type=Path, help="folders with model.onnx")
+    args = ap.parse_args(argv)
+    for folder in args.model_dirs:
+        changed = make_portable(folder)
+        print(f"{folder}: {'uint8 weights, new version' if changed else 'already portable'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""The int8 models give the same numbers on every x86 CPU, with or without VNNI.
+
+onnxruntime's u8s8 kernel (uint8 activations, int8 weights) adds pairs of products in saturating
+16-bit lanes on CPUs without VNNI; there the bundled NLI model answered about (0.33, 0.33, 0.33)
+for every pair. Our exports store the weights as uint8 (exactly the same numbers), which runs on
+the exact u8u8 kernel everywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from models.resources import resources_dir  # noqa: E402
+from models.training.export import make_portable, quantize_int8, unsigned_weights  # noqa: E402
+
+BUNDLED = ("nli", "arc_support", "aligner", "embedder")
+
+
+def _int8_weights(path: Path) -> list[str]:
+    """The MatMulInteger nodes of a graph whose weight is stored as int8."""
+    model = onnx.load(str(path))
+    inits = {t.name: t for t in model.graph.initializer}
+    return [
+        n.name
+        for n in model.graph.node
+        if n.op_type == "MatMulInteger"
+        and n.input[1] in inits
+        and inits[n.input[1]].data_type == TensorProto.INT8
+    ]
+
+
+def _run(path: Path, feed: dict[str, np.ndarray]) -> np.ndarray:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, feed)[0]
+
+
+def _float_matmul(path: Path, weight: np.ndarray) -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", weight.shape[0]])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", weight.shape[1]])
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="dense")],
+        "dense",
+        [x],
+        [y],
+        [numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, str(path))
+
+
+def test_a_quantised_export_is_exact_where_the_u8s8_kernel_saturates(tmp_path: Path) -> None:
+    # All-positive inputs quantise to uint8 values near 255 and same-signed weights to +-127:
+    # each pair of products (about 64,800) overflows a signed 16-bit lane.
+    rng = np.random.default_rng(7)
+    weight = rng.uniform(0.5, 1.0, (256, 8)).astype(np.float32)
+    weight[:, ::2] *= -1
+    _float_matmul(tmp_path / "fp32.onnx", weight)
+    quantize_int8(tmp_path / "fp32.onnx", tmp_path / "int8.onnx")
+    assert _int8_weights(tmp_path / "int8.onnx") == []
+    x = rng.uniform(0.9, 1.0, (4, 256)).astype(np.float32)
+    got = _run(tmp_path / "int8.onnx", {"x": x})
+    want = x @ weight
+    # int8 rounding costs well under 1%; saturation would cost about half of each output
+    assert np.abs(got - want).max() <= 0.01 * np.abs(want).max()
+
+
+def test_uint8_weights_are_the_same_numbers(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    weight = rng.integers(-127, 128, (64, 5)).astype(np.int8)
+    zero = rng.integers(-3, 4, (5,)).astype(np.int8)
+    a = helper.make_tensor_value_info("a", TensorProto.UINT8, ["n", 64])
+    y = helper.make_tensor_value_info("y", TensorProto.INT32, ["n", 5])
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["a", "w", "az", "wz"], ["y"], name="mm")],
+        "mm",
+        [a],
+        [y],
+        [
+            numpy_helper.from_array(weight, "w"),
+            numpy_helper.from_array(np.uint8(0), "az"),
+            numpy_helper.from_array(zero, "wz"),
+        ],
+    )
+    path = tmp_path / "mm.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    assert unsigned_weights(path) == 1
+    assert unsigned_weights(path) == 0  # converting twice changes nothing
+    acts = rng.integers(200, 256, (3, 64)).astype(np.uint8)
+    want = acts.astype(np.int64) @ (weight.astype(np.int64) - zero.astype(np.int64))
+    np.testing.assert_array_equal(_run(path, {"a": acts}), want)
+
+
+def test_make_portable_gives_a_new_version_and_keeps_a_suffix(tmp_path: Path) -> None:
+    import json
+
+    from models.training.export import file_hash
+
+    rng = np.random.default_rng(1)
+    _float_matmul(tmp_path / "fp32.onnx", rng.normal(size=(16, 4)).astype(np.float32))
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    # an export from before: int8 weights
+    quantize_dynamic(
+        str(tmp_path / "fp32.onnx"),
+        str(tmp_path / "model.onnx"),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+    )
+    assert _int8_weights(tmp_path / "model.onnx")
+    old = file_hash(tmp_path / "model.onnx")
+    (tmp_path / "config.json").write_text(json.dumps({"version": f"{old}-calib1"}))
+    assert make_portable(tmp_path)
+    version = json.loads((tmp_path / "config.json").read_text())["version"]
+    assert version == f"{file_hash(tmp_path / 'model.onnx')}-calib1" and not version.startswith(old)
+    assert not make_portable(tmp_path)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_models_have_no_int8_matrix_weights(name: str) -> None:
+    path = resources_dir() / "models" / name / "model.onnx"
+    if not path.is_file():
+        pytest.skip(f"{name} is not bundled in this checkout")
+    assert _int8_weights(path) == []
