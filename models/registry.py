@@ -5,7 +5,8 @@ it is a default only when no bundled model is installed. ``questions`` (question
 output's names and figures, answered from the source's parse; no model files) is always a
 default. ``nli`` judges each output sentence claim by claim against joined evidence with the
 bundled three-way NLI model (a default when it is installed, and a feature of the combined
-score), or with the user's own Hugging Face NLI directory (``model_dir``). The bundled trained checkers (``dae``, ``support``)
+score), or with the user's own Hugging Face NLI directory (``model_dir``); ``nli-fast`` is the same
+checker on the bundled MiniLM-L6 model (the fast path; selectable, not a default). The bundled trained checkers (``dae``, ``support``)
 register themselves from :mod:`models.bundled` and are the defaults when their files are present.
 """
 
@@ -49,21 +50,44 @@ def _questions(device: DevicePref, model_dir: Path | None) -> Checker:
 
 
 def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.arc_runtime import default_retriever
     from models.checkers.nli import NLISentenceChecker, bundled_available
 
-    if model_dir is None:
-        if not bundled_available():
-            raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
-        from models.arc_runtime import default_retriever
-
-        return NLISentenceChecker(device=device, retriever=default_retriever(device))
-    return NLISentenceChecker(model_dir, device=device)
+    if model_dir is None and not bundled_available():
+        raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
+    # A user's model reads the same evidence as the bundled one (the embedder's ranking).
+    return NLISentenceChecker(model_dir, device=device, retriever=default_retriever(device))
 
 
 def _nli_bundled() -> bool:
     from models.checkers.nli import bundled_available
 
     return bundled_available()
+
+
+def _nli_fast(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.arc_runtime import default_retriever
+    from models.checkers.nli import FAST_DIR, NLISentenceChecker, bundled_available
+
+    if not bundled_available(FAST_DIR):
+        raise UnknownCheckerError(f"The 'nli-fast' checker's model is not installed ({FAST_DIR}).")
+    return NLISentenceChecker(
+        FAST_DIR,
+        device=device,
+        retriever=default_retriever(device),
+        name="nli-fast",
+        display_name=FAST_DISPLAY,
+    )
+
+
+def _nli_fast_bundled() -> bool:
+    from models.checkers.nli import FAST_DIR, bundled_available
+
+    return bundled_available(FAST_DIR)
+
+
+#: The fast path's name in lists and menus.
+FAST_DISPLAY = "claims vs source (fast NLI)"
 
 
 CHECKERS: dict[str, CheckerEntry] = {
@@ -78,6 +102,9 @@ CHECKERS: dict[str, CheckerEntry] = {
         _nli,
         available=_nli_bundled,
         default=True,
+    ),
+    "nli-fast": CheckerEntry(
+        "nli-fast", FAST_DISPLAY, "sentence", _nli_fast, available=_nli_fast_bundled
     ),
 }
 

@@ -43,6 +43,9 @@ from models.resources import resources_dir
 from models.runtime import ALONE_REVISION, DevicePref, onnx_session, torch_device
 
 BUNDLED_DIR = resources_dir() / "models" / "nli"
+#: The fast path: a MiniLM-L6 NLI model trained with the same command (``--base minilm``), for
+#: CPUs where the MPNet-base model is too slow (``nli-fast``; not a default).
+FAST_DIR = resources_dir() / "models" / "nli_fast"
 #: ``kind`` in the config of a model exported by :mod:`models.training.nli_model`.
 KIND = "factdesk-nli"
 MODEL_FILE = "model.onnx"
@@ -186,8 +189,14 @@ class NLISentenceChecker:
         device: DevicePref = "auto",
         max_tokens: int = 512,
         retriever: Retriever | None = None,
+        name: str | None = None,
+        display_name: str | None = None,
     ) -> None:
+        """``name`` and ``display_name`` name a bundled model other than ``nli`` (``nli-fast``);
+        by default a user's directory is ``nli:FOLDER``."""
         path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
+        if display_name is not None:
+            self.display_name = display_name
         if not (path / "config.json").is_file():
             raise ModelNotFoundError(f"{path}: not a model directory (no config.json).")
         self._retriever = retriever
@@ -198,7 +207,7 @@ class NLISentenceChecker:
             self._contradict = contradiction_index(self._onnx.id2label)
             self.max_tokens = min(max_tokens, self._onnx.max_length)
             bundled = model_dir is None
-            self.name = "nli" if bundled else f"nli:{path.name}"
+            self.name = name or ("nli" if bundled else f"nli:{path.name}")
             self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}+{ALONE_REVISION}"
             return
         try:
@@ -225,7 +234,7 @@ class NLISentenceChecker:
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
-        self.name = f"nli:{path.name}"
+        self.name = name or f"nli:{path.name}"
         self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{CLAIM_REVISION}"
 
     def count_tokens(self, text: str) -> int:

@@ -13,6 +13,9 @@ pair, its ratio to the DAE reference (the DAE paper's architecture at ELECTRA-ba
 768, 12 layers, 12 heads, intermediate 3072, random weights, fp32 torch, with the same arc head,
 on the same parse, evidence windows and arcs), peak RSS and the bundled models' size on disk.
 
+When the fast path's model is installed (``resources/models/nli_fast``, the ``nli-fast``
+checker), the same pairs are timed again with it in place of ``nli`` and printed below.
+
 ``--nli-dir DIR`` measures with the exported NLI model in DIR as if it were the bundled one
 (``resources/models/nli``): the process reads a copy of ``resources/`` made of links, with
 ``models/nli`` pointing at DIR. Without it the bundled NLI model is used when present; the
@@ -110,12 +113,20 @@ class Timed:
         return out
 
 
-def default_path(repeats: int) -> dict[str, Any]:
-    """Load the default checkers and score ``repeats`` new pairs as ``analyze`` does."""
+def fast_checkers() -> list[str]:
+    """The fast path: the default checkers with ``nli-fast`` in place of ``nli``."""
+    from models.registry import default_checkers
+
+    return ["nli-fast" if n == "nli" else n for n in default_checkers()]
+
+
+def default_path(repeats: int, fast: bool = False) -> dict[str, Any]:
+    """Load the default checkers (``fast``: the fast path's) and score ``repeats`` new pairs as
+    ``analyze`` does."""
     t0 = time.perf_counter()
     from app.analysis import load_checkers, score_chunk
 
-    checkers = [Timed(c) for c in load_checkers(None)]
+    checkers = [Timed(c) for c in load_checkers(fast_checkers() if fast else None)]
     load_s = time.perf_counter() - t0
     rss_loaded = peak_mb()
     totals = []
@@ -155,10 +166,12 @@ def resources_with_nli(nli_dir: Path, root: Path) -> Path:
     return root
 
 
-def measure_default_path(repeats: int, nli_dir: Path | None) -> dict[str, Any]:
+def measure_default_path(repeats: int, nli_dir: Path | None, fast: bool = False) -> dict[str, Any]:
     """:func:`default_path` in a fresh process (``--child``), with the NLI stand-in if given."""
     with tempfile.TemporaryDirectory(prefix="bench-models-") as tmp:
         cmd = [sys.executable, __file__, "--child", "--repeats", str(repeats)]
+        if fast:
+            cmd.append("--fast")
         if nli_dir is not None:
             cmd += ["--resources", str(resources_with_nli(nli_dir, Path(tmp)))]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -261,13 +274,14 @@ def main(argv: list[str] | None = None) -> int:
         "--nli-dir", type=Path, help="an exported NLI model directory, measured as the bundled one"
     )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--resources", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.child:
         if args.resources:  # read the way a packaged app finds its files
             sys._MEIPASS = args.resources  # type: ignore[attr-defined]
-        print(json.dumps(default_path(args.repeats)))
+        print(json.dumps(default_path(args.repeats, args.fast)))
         return 0
     if args.nli_dir is not None and not (args.nli_dir / "model.onnx").is_file():
         print(f"{args.nli_dir}: no model.onnx here (--nli-dir takes an exported NLI model)")
@@ -333,6 +347,27 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(f"runs on: {', '.join(f'{n} {r}' for n, r in path['runs_on'].items())}")
+    from models.checkers.nli import FAST_DIR
+    from models.checkers.nli import bundled_available as nli_installed
+
+    if not nli_installed(FAST_DIR):
+        print("Fast path: absent (no resources/models/nli_fast)")
+        return 0
+    fast = measure_default_path(args.repeats, None, fast=True)
+    fast_s = fast["per_pair_s"]
+    print(
+        f"Fast path ({' + '.join(fast['checkers_s'])}; `--checker` these names), the same "
+        f"pairs: "
+        + beside(f"time per pair {fast_s * 1000:.0f} ms", fast_s <= TARGET_PER_PAIR_S, "<= 1 s")
+    )
+    parts = [f"parse {fast['parse_s'] * 1000:.0f}"]
+    parts += [f"{n} {s * 1000:.0f}" for n, s in fast["checkers_s"].items()]
+    print(f"  of which (ms): {', '.join(parts)}")
+    print(
+        f"ratio fast path / DAE reference: {fast_s / ref_total:.2f} "
+        f"({ref_total / fast_s:.1f}x faster); peak RSS {fast['rss_peak_mb']:.0f} MB, "
+        f"load {fast['load_s']:.2f} s"
+    )
     return 0
 
 

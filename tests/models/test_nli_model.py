@@ -412,3 +412,27 @@ def test_progress_counts_pairs_not_claims(onnx_nli: Path) -> None:
     assert len(seen) == 6  # three claims a pair, one model call each
     assert all(t == 2 and 0 <= d <= 2 for d, t in seen) and seen[-1] == (2, 2)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_the_fast_path_is_its_own_checker_and_not_a_default(
+    onnx_nli: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``nli-fast`` loads the model in ``resources/models/nli_fast`` under its own name (its
+    scores are stored apart from ``nli``'s), and only when asked for."""
+    import models.checkers.nli as nli
+    from models import registry
+
+    monkeypatch.setattr(nli, "FAST_DIR", onnx_nli)
+    checker = registry.load_checker("nli-fast", device="cpu")
+    assert checker.name == "nli-fast"
+    assert checker.display_name == registry.FAST_DISPLAY != nli.NLISentenceChecker.display_name
+    assert "nli-fast" not in registry.default_checkers()
+    src, out = parse("The mayor opened the bridge."), parse("The mayor opened it.")
+    (result,) = checker.score([PairInput(1, src, out)])
+    assert result.score is not None
+    monkeypatch.setattr(nli, "FAST_DIR", onnx_nli / "absent")
+    assert not registry.CHECKERS["nli-fast"].available()
+    from models.errors import UnknownCheckerError
+
+    with pytest.raises(UnknownCheckerError, match="nli-fast"):
+        registry.load_checker("nli-fast", device="cpu")
