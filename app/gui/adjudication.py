@@ -296,8 +296,8 @@ class AdjudicationPanel(QWidget):
 
 
 class AdjudicationMode:
-    """Wires the panel into the window: under the pair list (in the window's ``left_split``),
-    the pair list's disagreement filter, and a refresh whenever the pair on screen, the item
+    """Wires the panel into the window: under the pair list (placed there by the host), the
+    pair list's disagreement filter, and a refresh whenever the pair on screen, the item
     under the keyboard or a judgment changes."""
 
     def __init__(self, window: ListHost) -> None:
@@ -306,9 +306,7 @@ class AdjudicationMode:
         self.panel = AdjudicationPanel(window.judging.judge, window.judging.focus_key)
         self.panel.setObjectName("adjudication_panel")
         self.panel.close_button.clicked.connect(self._close_clicked)
-        window.left_split.addWidget(self.panel)
-        window.left_split.setCollapsible(window.left_split.indexOf(self.panel), False)
-        self.panel.hide()
+        window.pair_list.place_under_list(self.panel)
         window.judging.updated.connect(self.refresh)
         window.judging.judged.connect(self._judged)
 
@@ -316,14 +314,11 @@ class AdjudicationMode:
         """Enter or leave adjudication mode (the panel and the "Reviewers disagree" filter)."""
         self.on = on
         self.window.judging.adjudicating = on
-        if on and not self.panel.isVisible():
-            self.panel.show()
-            split = self.window.left_split
-            total = sum(split.sizes()) or split.height()
-            split.setSizes([total - total * 2 // 5, total * 2 // 5])  # the list keeps 3/5
-        elif not on:
+        if on:
+            self.window.pair_list.show_under_list(self.panel, (2, 5))  # the list keeps 3/5
+        else:
             self.panel.hide()
-        self.window.pairs.disagree_filter.setChecked(on)
+        self.window.pair_list.set_disagree_filter(on)
         self.refresh()
         keys = self.window.judging.keys_text
         self.window.statusBar().showMessage(
@@ -334,8 +329,12 @@ class AdjudicationMode:
             8000,
         )
 
+    def toggle(self) -> None:
+        """Review ▸ Adjudication mode: on or off as the action is checked."""
+        self.set_on(self.window.action("adjudicate").isChecked())
+
     def _close_clicked(self) -> None:
-        action = self.window.actions_["adjudicate"]
+        action = self.window.action("adjudicate")
         action.setChecked(False)
         self.set_on(False)
 
@@ -343,7 +342,7 @@ class AdjudicationMode:
         self.refresh()
         # After the key that judged has moved on (decide and advance): the filtered list then
         # drops a pair whose last dispute is settled, and takes back one disputed again.
-        QTimer.singleShot(0, self.window.pairs, self.window.pairs.refresh_disagreements)
+        QTimer.singleShot(0, self.panel, self.window.pair_list.refresh_disagreements)
 
     def refresh(self) -> None:
         if not self.on:

@@ -1,21 +1,27 @@
 """Job wiring for analysis: the request, the progress bar and Cancel button, and the results.
 
 :class:`AnalysisPanel` builds the request on the main thread, hands it to the task runner's
-model lane and turns the worker's reports into signals (chunk committed, run ended); the window
-decides what to refresh. The analysis itself runs in a child process
+model lane and turns the worker's reports into signals (chunk committed, run ended).
+:class:`AnalysisMenu` is the Analysis menu's slots (analyse, a checker alone, an own NLI model)
+and what the window refreshes as results come in, through its host
+(:class:`app.gui.host.ListHost`). The analysis itself runs in a child process
 (:func:`app.gui.jobs.analyse_in_process`): the models never load into the window's interpreter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QMenu, QProgressBar, QPushButton
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QProgressBar, QPushButton
 
 from app.gui.jobs import AnalysisRequest, DemoRequest, analyse_in_process, demo_in_process
 from app.gui.plaintext import menu_text
 from app.tasks import Job, TaskRunner
+
+if TYPE_CHECKING:
+    from app.gui.host import ListHost
 
 
 class AnalysisPanel(QObject):
@@ -167,3 +173,120 @@ def fill_checker_menu(menu: QMenu, start: Callable[[list[str]], object]) -> None
         action.setData(name)
         action.setToolTip(f"Run only the '{name}' checker")
         action.triggered.connect(lambda _c=False, n=name: start([n]))
+
+
+class AnalysisMenu:
+    """The Analysis menu's slots, and what the window refreshes as an analysis reports.
+
+    Args:
+        host: the window, as a panel sees it.
+        panel: the job wiring (progress bar, Cancel).
+        follow: called when a run ended with the checker shown unchanged (its rows are fresh
+            already; what follows the list's scores, the learning queue, reads them again).
+    """
+
+    def __init__(
+        self,
+        host: ListHost,
+        panel: AnalysisPanel,
+        follow: Callable[[], object],
+    ) -> None:
+        self.host = host
+        self.panel = panel
+        self.follow = follow
+        panel.chunk.connect(self.chunk)
+        panel.done.connect(self.done)
+        panel.failed.connect(host.show_error)
+        panel.message.connect(host.statusBar().showMessage)
+        panel.finished.connect(self.finished)
+
+    def start(
+        self,
+        checkers: list[str] | None = None,
+        device: str = "auto",
+        model_dir: str | None = None,
+    ) -> None:
+        """Score every pair not yet scored; results appear as chunks are committed.
+
+        Args:
+            checkers: registry names; None runs the default checkers.
+            device: "auto", "cpu" or "cuda".
+            model_dir: a user's model directory, given to the checkers of this run.
+        """
+        host = self.host
+        if host.project is None:
+            host.statusBar().showMessage(
+                "No project to analyse: open one first (File ▸ Open project, Ctrl+O)", 8000
+            )
+            return
+        if self.panel.busy():
+            host.statusBar().showMessage(
+                "An analysis is already running: wait for it, or Cancel it (status bar) first",
+                8000,
+            )
+            return
+        if checkers is None:
+            from models.registry import default_checkers
+
+            checkers = default_checkers()
+        self.panel.start(str(host.project.path), checkers, device, model_dir)
+
+    def fill_checker_menu(self, menu: QMenu) -> None:
+        """Analysis ▸ Analyse with one checker, as it is about to show."""
+        fill_checker_menu(menu, self.start)
+        menu.setEnabled(self.host.project is not None)
+
+    def nli_dir_dialog(self) -> None:
+        """Ask for a Hugging Face NLI model folder and run the 'nli' checker with it."""
+        if self.host.project is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self.host.window(), "Own NLI model directory")
+        if folder:
+            self.start(["nli"], model_dir=folder)
+
+    def chunk(self, ids: list[int]) -> None:
+        """A chunk's scores were committed: its rows, and the pair on screen when it is one."""
+        host = self.host
+        project = host.project
+        if project is None:
+            return
+        # The checker box lists one entry a checker: a new checker fills it again.
+        if not host.checker or len(host.judging.display_names) != len(project.checker_names()):
+            oid = host.current_output_id()
+            host.refresh_checkers()
+            host.reload_rows()
+            if oid is not None:
+                host.select_pair(oid)
+        else:
+            host.refresh_rows(ids)
+        oid = host.current_output_id()
+        if oid is not None and oid in ids:
+            host.judging.reload_pair()
+
+    def finished(self) -> None:
+        # The Cancel button is hidden now; focus that was there would move on to the search box.
+        focus = QApplication.focusWidget()
+        if focus is None or focus is self.panel.cancel_button or not focus.isVisible():
+            self.host.focus_judging()
+
+    def done(self, report: dict[str, object]) -> None:
+        host = self.host
+        state = "cancelled" if report.get("cancelled") else "done"
+        host.statusBar().showMessage(
+            f"Analysis {state}: {report.get('pairs_scored', 0)} pairs scored, "
+            f"{report.get('not_checked', 0)} sentences not checked",
+            8000,
+        )
+        if host.project is not None:
+            oid = host.current_output_id()
+            shown = (host.checker, host.version)
+            host.refresh_checkers()
+            if (host.checker, host.version) == shown:
+                # Each committed chunk has refreshed its rows and the pair on screen already:
+                # a reload would only read them again (a long stall on a large project).
+                self.follow()  # the queue and the calibration see the new scores
+                return
+            host.reload_rows()
+            if oid is not None:
+                host.select_pair(oid)
+                host.show_pair(oid)

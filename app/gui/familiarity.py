@@ -198,17 +198,17 @@ def toggle_unfamiliar_first(window: ListHost, on: bool) -> None:
     the checker and threshold shown when it is switched on); off: the usual list.
     """
     if not on or window.project is None:
-        window.pairs.set_priority(None)
+        window.pair_list.set_priority(None)
         return
-    req = QueueRequest(str(window.project.path), window.checker, window.threshold.value())
+    req = QueueRequest(str(window.project.path), window.checker, window.threshold)
     bar = window.statusBar()
     bar.showMessage("Finding entity descriptions…")
 
     def done(result: object) -> None:
         queue: dict[int, tuple[float, str]] = result  # type: ignore[assignment]
-        if not window.actions_["unfamiliar_first"].isChecked():
+        if not window.action("unfamiliar_first").isChecked():
             return  # switched off while it ran
-        window.pairs.set_priority(queue)
+        window.pair_list.set_priority(queue)
         top = max(queue.values(), default=None)
         bar.showMessage(
             f"{len(queue)} pairs with a non-entailed entity description"

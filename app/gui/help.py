@@ -28,7 +28,7 @@ import app
 from app.gui.keys import DESCRIPTIONS
 
 if TYPE_CHECKING:
-    from app.gui.host import ListHost
+    from app.gui.host import PanelHost
 
 #: The guide's sections after the keys, in the order shown (written here, not data).
 GUIDE_SECTIONS = """
@@ -208,7 +208,7 @@ _D = TypeVar("_D", bound=QDialog)
 class HelpMenu:
     """The Help menu's slots: guide and About open as windows beside the review."""
 
-    def __init__(self, window: ListHost) -> None:
+    def __init__(self, window: PanelHost) -> None:
         self.w = window
         self.dialog: QDialog | None = None  # the last one opened (tests read it)
 
@@ -216,7 +216,7 @@ class HelpMenu:
         return {"guide": self.show_guide, "about": self.show_about}
 
     def show_guide(self) -> GuideDialog:
-        return self._open(GuideDialog(self.w.keys_text, self.w.window()))
+        return self._open(GuideDialog(self.w.judging.keys_text, self.w.window()))
 
     def show_about(self) -> AboutDialog:
         return self._open(AboutDialog(parent=self.w.window()))

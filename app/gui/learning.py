@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton
 
 from app import settings as S
 from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
-from app.item_models import OutputIdRole
 from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
 
@@ -84,19 +83,15 @@ class LearningPanel(QObject):
         self._applied: tuple[object, ...] | None = None
         #: The threshold last taken from a calibration (None: the editor's own).
         self._calibrated_value: float | None = None
-        self._sorting = False
         #: The model-based order set aside while the model is hidden (0: none).
         self._set_aside = 0
         # ---- beside the threshold
         self.calibration_label = plain_label(QLabel())
         self.calibration_label.setAccessibleName("Threshold calibration")
-        window.threshold.setDecimals(3)
         # ---- the order box, under the search box of the pair list
         self.order_box = combo("Pair order", list(ORDERS))
         self.order_box.setToolTip(ORDER_TIP)
-        layout = window.pairs.layout()
-        assert layout is not None
-        layout.insertWidget(1, self.order_box)  # type: ignore[attr-defined]
+        window.pair_list.place_in_list(self.order_box)
         # ---- the adaptation job's progress and Cancel
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Adaptation progress")
@@ -122,14 +117,14 @@ class LearningPanel(QObject):
         w = self.w
         w.statusBar().addPermanentWidget(self.progress)
         w.statusBar().addPermanentWidget(self.cancel_button)
-        w.model.reloaded.connect(self.follow)
-        w.threshold.valueChanged.connect(lambda _v: self._show_label())
+        w.pair_list.reloaded.connect(self.follow)
+        w.threshold_edited.connect(lambda _v: self._show_label())
         self.order_box.currentIndexChanged.connect(lambda _i: self.apply_order())
-        w.table.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
+        w.pair_list.column_sorted.connect(self._header_sorted)
         w.judging.jump_useful = self.jump
         # After the window's own handler, which hides the list's scores.
         w.judging.modes_changed.connect(self.follow_hidden)
-        self.bundled_action = w.actions_["bundled_model"]
+        self.bundled_action = w.action("bundled_model")
         self.follow_hidden()
 
     def follow_hidden(self) -> None:
@@ -141,7 +136,7 @@ class LearningPanel(QObject):
         inert while the model is hidden (the list ignores the model's order and filters then).
         """
         w = self.w
-        hidden = w.model.scores_hidden
+        hidden = w.pair_list.scores_hidden
         items = self.order_box.model()
         assert isinstance(items, QStandardItemModel)
         for row in range(1, len(ORDERS)):
@@ -149,7 +144,7 @@ class LearningPanel(QObject):
             assert entry is not None
             entry.setEnabled(not hidden)
         self.order_box.setToolTip(BLIND_TIP if hidden else ORDER_TIP)
-        familiar = w.actions_["unfamiliar_first"]
+        familiar = w.action("unfamiliar_first")
         familiar.setEnabled(not hidden)
         familiar.setToolTip(BLIND_TIP if hidden else familiar.text().replace("&", ""))
         if hidden:
@@ -162,8 +157,6 @@ class LearningPanel(QObject):
         elif self._set_aside:
             back, self._set_aside = self._set_aside, 0
             self.order_box.setCurrentIndex(back)  # the order chosen before, again
-        if w.project is not None:
-            w.proxy.invalidate()  # the model's order counts again, or not at all
 
     # ================================================================== following the window
     def follow(self) -> None:
@@ -181,14 +174,13 @@ class LearningPanel(QObject):
                 # Another version's calibration (say, before adapting) is not kept: back to
                 # the default rather than a value fitted to other scores.
                 value = next_threshold(
-                    self.w.threshold.value(),
+                    self.w.threshold,
                     self._calibrated_value,
                     self.fit,
                     float(S.THRESHOLD.default),
                 )
                 self._calibrated_value = None if self.fit is None else self.fit.threshold
-                if self.w.threshold.value() != value:
-                    self.w.threshold.setValue(value)  # the list reloads once more
+                self.w.set_threshold(value)  # the list reloads once more
         self._show_label()
         self._show_model_state()
         if self.order_box.currentIndex() > 0:
@@ -202,7 +194,7 @@ class LearningPanel(QObject):
             return
         from app.learning.calibration import describe
 
-        used = abs(self.w.threshold.value() - fit.threshold) < 5e-4
+        used = abs(self.w.threshold - fit.threshold) < 5e-4
         label.setText(
             f" calibrated on {fit.n_judgments} judgments"
             if used
@@ -230,48 +222,36 @@ class LearningPanel(QObject):
         from app.learning.queue import queue
 
         assert self.w.project is not None
-        return queue(self.w.project, self.w.checker, self.w.version, self.w.threshold.value())
+        return queue(self.w.project, self.w.checker, self.w.version, self.w.threshold)
 
     def apply_order(self) -> None:
         """Sort (and, for disagreements, filter) the list by the queue; reasons in tooltips."""
         w, mode = self.w, self.order_box.currentIndex()
-        proxy, model = w.proxy, w.model
-        if mode > 0 and model.scores_hidden:
+        if mode > 0 and w.pair_list.scores_hidden:
             self.order_box.blockSignals(True)
             self.order_box.setCurrentIndex(0)
             self.order_box.blockSignals(False)
             mode = 0
             w.statusBar().showMessage(HIDDEN_MESSAGE, 8000)
         if mode == 0 or w.project is None:
-            model.reasons = {}
-            model.rank = None
-            proxy.set_filters(queue_ids=None)
-        else:
-            from app.learning.queue import disagreements
+            w.pair_list.set_order(None, {})
+            return
+        from app.learning.queue import disagreements
 
-            items = self.items()
-            model.reasons = {i.output_id: i.reason for i in items}
-            model.rank = {i.output_id: n for n, i in enumerate(items)}
-            proxy.set_filters(
-                queue_ids={i.output_id for i in disagreements(items)} if mode == 2 else None
-            )
-        self._sorting = True
-        try:
-            w.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-            proxy.invalidate()
-        finally:
-            self._sorting = False
-        w.pairs.after_filter()
+        items = self.items()
+        w.pair_list.set_order(
+            {i.output_id: n for n, i in enumerate(items)},
+            {i.output_id: i.reason for i in items},
+            {i.output_id for i in disagreements(items)} if mode == 2 else None,
+        )
 
-    def _header_sorted(self, *_args: object) -> None:
-        if not self._sorting and self.order_box.currentIndex() > 0:
-            self.w.model.rank = None  # a column the editor chose wins over the queue
+    def _header_sorted(self) -> None:
+        if self.order_box.currentIndex() > 0:
+            # A column the editor chose wins over the queue.
             self.order_box.blockSignals(True)
             self.order_box.setCurrentIndex(0)
             self.order_box.blockSignals(False)
-            self.w.model.reasons = {}
-            self.w.proxy.set_filters(queue_ids=None)
-            self.w.proxy.invalidate()  # sorted by the queue a moment ago: by the column now
+            self.w.pair_list.set_order(None, {}, sort=False)  # sorted by the column now
 
     def jump(self) -> None:
         """Show the next pair of the queue (not done, not the one shown) and say why."""
@@ -281,7 +261,7 @@ class LearningPanel(QObject):
         from app.learning.queue import disagreements
 
         current = w.current_output_id()
-        if w.model.scores_hidden:
+        if w.pair_list.scores_hidden:
             self._jump_model_free(current)
             return
         items = self.items()
@@ -301,27 +281,7 @@ class LearningPanel(QObject):
         """N while the model is hidden: the next pair not done, in the list's own order (the
         queue's order would reveal the model's scores); from the top again at the end."""
         w = self.w
-        proxy, root = w.proxy, QModelIndex()
-        here = w.table.currentIndex().row() if w.table.currentIndex().isValid() else -1
-
-        def open_row(r: int) -> int | None:
-            oid = proxy.index(r, 0).data(OutputIdRole)
-            row = w.model.row_by_id(oid)
-            ok = oid != current and row is not None and row.status not in ("done", "flagged")
-            return oid if ok else None
-
-        r, found = here + 1, None
-        while found is None:
-            if r >= proxy.rowCount():
-                if not proxy.canFetchMore(root):
-                    break
-                proxy.fetchMore(root)  # the list shows its rows in batches
-                continue
-            found, r = open_row(r), r + 1
-        for r in range(max(here, 0)):
-            if found is not None:
-                break
-            found = open_row(r)
+        found = w.pair_list.next_open(current)
         if found is None:
             w.statusBar().showMessage("Nothing left: every pair in the list is done", 5000)
             return
@@ -405,7 +365,7 @@ class LearningPanel(QObject):
                 AdaptRequest(
                     str(w.project.path),
                     action,
-                    w.threshold.value(),
+                    w.threshold,
                     self._calibrated_value,
                     float(S.THRESHOLD.default),
                     w.project.annotator,
@@ -494,14 +454,8 @@ class LearningPanel(QObject):
         assert w.project is not None
         self._applied = (str(w.project.path), w.checker, new.version)
         self._calibrated_value = None if new.fit is None else new.fit.threshold
-        if w.threshold.value() != new.threshold:
-            w.threshold.blockSignals(True)
-            w.threshold.setValue(new.threshold)
-            w.threshold.blockSignals(False)
-            w.judging.set_threshold(new.threshold)
-            w.settings.set(S.THRESHOLD, new.threshold)
-            w.show_checker()
-        w.pairs.show_rows(new.rows)  # follow() runs on the reload: label, queue order
+        w.set_threshold(new.threshold, reload=False)
+        w.pair_list.show_rows(new.rows)  # follow() runs on the reload: label, queue order
 
     # ================================================================== help
     def show_help(self) -> QMessageBox:

@@ -1,7 +1,8 @@
 """File ▸ Merge judgments from…: other reviewers' project files or JSONL exports.
 
 The merge runs on the task runner's io lane (it opens the project by path, like import); its
-report is shown as plain text, and the pair list and the pair on screen are refreshed.
+report is shown as plain text (:attr:`Merging.report`), and the pair list and the pair on screen
+are refreshed.
 """
 
 from __future__ import annotations
@@ -87,22 +88,35 @@ def ask_merge_files(parent: QWidget) -> list[str]:
     return files
 
 
-def merge_into_window(window: ListHost, files: list[str]) -> None:
-    """Merge ``files`` into the window's project; then refresh the list and show the report."""
-    if window.project is None or not files:
-        return
+class Merging:
+    """File ▸ Merge judgments from…: merge into the host's project, keep the last report shown."""
 
-    def done(result: dict[str, Any]) -> None:
-        window.pairs.set_project(window.project)
-        window.reload_rows()
-        oid = window.current_output_id()
-        if oid is not None:
-            window.show_pair(oid)
-        new = result["json"]["judgments_new"]
-        window.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
-        window.merge_report = MergeReportDialog(result["text"], window.window())
-        window.merge_report.open()
+    def __init__(self, host: ListHost) -> None:
+        self.host = host
+        #: The last merge report shown.
+        self.report: MergeReportDialog | None = None
 
-    start_merge(
-        window.window(), window.runner, str(window.project.path), files, done, window.show_error
-    )
+    def ask(self) -> None:
+        """Ask for the files to merge, and merge them."""
+        if self.host.project is not None:
+            self.merge(ask_merge_files(self.host.window()))
+
+    def merge(self, files: list[str]) -> None:
+        """Merge ``files`` into the project; then refresh the list and show the report."""
+        host = self.host
+        if host.project is None or not files:
+            return
+
+        def done(result: dict[str, Any]) -> None:
+            host.pairs_changed()
+            oid = host.current_output_id()
+            if oid is not None:
+                host.show_pair(oid)
+            new = result["json"]["judgments_new"]
+            host.statusBar().showMessage(f"Merged: {new} new judgments", 8000)
+            self.report = MergeReportDialog(result["text"], host.window())
+            self.report.open()
+
+        start_merge(
+            host.window(), host.runner, str(host.project.path), files, done, host.show_error
+        )

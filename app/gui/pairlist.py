@@ -3,13 +3,15 @@
 It reads rows from the store through :func:`app.store.queries.list_rows`, a page at a time (see
 :class:`app.item_models.PairTableModel`), and reports the pair the
 user selects with :attr:`PairList.pair_selected`; stepping through the (filtered, sorted) list is
-:meth:`PairList.step`.
+:meth:`PairList.step`. :class:`ListColumn` is the window's left column: the list, and the panels
+placed under it; it is what a panel may do with the list (:class:`app.gui.host.PairListing`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -77,6 +80,8 @@ class PairList(QWidget):
     pair_selected = Signal(int)
     #: The filters left no row to show.
     emptied = Signal()
+    #: The editor sorted the list by a column header (not :meth:`set_order`).
+    column_sorted = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +93,7 @@ class PairList(QWidget):
         self.model = PairTableModel(self)
         self.proxy = PairFilterProxy(self)
         self.proxy.setSourceModel(self.model)
+        self._sorting = False  # set_order is sorting: not the editor's column
         self._search_timer = QTimer(self, singleShot=True, interval=250)
         self._search_timer.timeout.connect(self.apply_search)
 
@@ -130,6 +136,7 @@ class PairList(QWidget):
         for col, width in enumerate((90, 120, 120, 70, 50, 44)):
             self.table.setColumnWidth(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.table.horizontalHeader().sortIndicatorChanged.connect(self._header_sorted)
         # Scrolling fetches more rows: the count follows every change of the listed rows.
         for signal in (
             self.proxy.rowsInserted,
@@ -355,6 +362,150 @@ class PairList(QWidget):
         self.proxy.invalidate()
         self.after_filter()
 
+    def set_order(
+        self,
+        rank: dict[int, int] | None,
+        reasons: dict[int, str],
+        keep: set[int] | None = None,
+        *,
+        sort: bool = True,
+    ) -> None:
+        """Order the list by ``rank`` (None: by the column sorted), each id's reason in its
+        tooltip, listing only the pairs in ``keep`` (None: all of them).
+
+        With ``sort`` the list is sorted by its first column (where the rank applies) and the
+        selection follows the filter; :attr:`column_sorted` is not emitted for that sort.
+        """
+        self.model.rank, self.model.reasons = rank, reasons
+        self.proxy.set_filters(queue_ids=keep)
+        if not sort:
+            self.proxy.invalidate()
+            return
+        self._sorting = True
+        try:
+            self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+            self.proxy.invalidate()
+        finally:
+            self._sorting = False
+        self.after_filter()
+
+    def _header_sorted(self, *_args: object) -> None:
+        if not self._sorting:
+            self.column_sorted.emit()
+
+    def set_scores_hidden(self, hidden: bool) -> None:
+        """Blind and AIS modes: no model score in the list, nor a filter or an order that
+        would reveal one (the score range applies only while scores show)."""
+        self.model.set_scores_hidden(hidden)
+        for box in (self.score_min, self.score_max):
+            box.setEnabled(not hidden)
+        self.proxy.set_filters()
+        if self.project is not None:
+            self.proxy.invalidate()  # the model's order counts again, or not at all
+        self.update_count()
+
+    def next_open(self, current: int | None) -> int | None:
+        """The next pair after the current row that is not done (nor ``current``), in the
+        list's own order; from the top again at the end. None when there is none."""
+        proxy, root = self.proxy, QModelIndex()
+        here = self.table.currentIndex().row() if self.table.currentIndex().isValid() else -1
+
+        def open_row(r: int) -> int | None:
+            oid = proxy.index(r, 0).data(OutputIdRole)
+            row = self.model.row_by_id(oid)
+            ok = oid != current and row is not None and row.status not in ("done", "flagged")
+            return oid if ok else None
+
+        r, found = here + 1, None
+        while found is None:
+            if r >= proxy.rowCount():
+                if not proxy.canFetchMore(root):
+                    break
+                proxy.fetchMore(root)  # the list shows its rows in batches
+                continue
+            found, r = open_row(r), r + 1
+        for r in range(max(here, 0)):
+            if found is not None:
+                break
+            found = open_row(r)
+        return found
+
+    def add_under_search(self, widget: QWidget) -> None:
+        """Put ``widget`` under the search box (above the filters)."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, widget)
+
     def focus_search(self) -> None:
         self.search.setFocus()
         self.search.selectAll()
+
+
+class ListColumn(QSplitter):
+    """The window's left column: the pair list, and the panels placed under it.
+
+    Panels that need room (adjudication) go under the list, so the texts keep theirs. This is
+    what a panel may do with the list (:class:`app.gui.host.PairListing`); the list's own
+    widgets stay inside :class:`PairList`.
+    """
+
+    def __init__(self, pairs: PairList) -> None:
+        super().__init__(Qt.Orientation.Vertical)
+        self.setObjectName("left_split")
+        self.pairs = pairs
+        self.addWidget(pairs)
+
+    @property
+    def reloaded(self) -> Any:  # a SignalInstance
+        """Emitted when the list's rows were read again."""
+        return self.pairs.model.reloaded
+
+    @property
+    def column_sorted(self) -> Any:  # a SignalInstance
+        """Emitted when the editor sorted the list by a column header."""
+        return self.pairs.column_sorted
+
+    @property
+    def scores_hidden(self) -> bool:
+        return self.pairs.model.scores_hidden
+
+    def place_in_list(self, widget: QWidget) -> None:
+        self.pairs.add_under_search(widget)
+
+    def place_under_list(self, panel: QWidget) -> None:
+        self.addWidget(panel)
+        self.setCollapsible(self.indexOf(panel), False)
+        panel.hide()
+
+    def show_under_list(self, panel: QWidget, share: tuple[int, int] = (2, 5)) -> None:
+        if panel.isVisible():
+            return
+        panel.show()
+        total = sum(self.sizes()) or self.height()
+        below = total * share[0] // share[1]
+        self.setSizes([total - below, below])
+
+    def set_order(
+        self,
+        rank: dict[int, int] | None,
+        reasons: dict[int, str],
+        keep: set[int] | None = None,
+        *,
+        sort: bool = True,
+    ) -> None:
+        self.pairs.set_order(rank, reasons, keep, sort=sort)
+
+    def set_priority(self, priority: dict[int, tuple[float, str]] | None) -> None:
+        self.pairs.set_priority(priority)
+
+    def show_rows(self, rows: list[ListRow]) -> None:
+        self.pairs.show_rows(rows)
+
+    def next_open(self, current: int | None) -> int | None:
+        return self.pairs.next_open(current)
+
+    def set_disagree_filter(self, on: bool) -> None:
+        self.pairs.disagree_filter.setChecked(on)
+
+    def refresh_disagreements(self) -> None:
+        self.pairs.refresh_disagreements()

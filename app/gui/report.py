@@ -58,7 +58,7 @@ def export_report(window: ListHost, out: str | None = None) -> ReportRequest | N
         )
         if not out:
             return None
-    req = ReportRequest(str(project.path), out, window.checker, window.threshold.value())
+    req = ReportRequest(str(project.path), out, window.checker, window.threshold)
     bar = window.statusBar()
     bar.showMessage("Writing the report: finding entities…")
 

@@ -2,7 +2,8 @@
 
 The name is asked by a bar above the pair list (not a modal dialog, so nothing blocks the window
 or takes the keyboard from judging) until it is given once; Review ▸ Reviewer name… changes it.
-The status bar shows it at all times.
+The status bar shows it at all times. :class:`Reviewer` owns the bar and the status bar's label,
+and switches the open project to a new name through its host (:class:`app.gui.host.PanelHost`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import settings as S
 from app.gui.plaintext import plain_label
-from app.store.project import check_reviewer
+from app.settings import Settings
+from app.store.project import check_reviewer, default_annotator
 from models.errors import ProjectError
 
 if TYPE_CHECKING:
-    from app.gui.host import ListHost
+    from app.gui.host import PanelHost
 
 
 class ReviewerBar(QFrame):
@@ -87,33 +90,67 @@ def ask_reviewer_name(parent: QWidget, current: str) -> str | None:
     return text
 
 
-def switch_reviewer(window: ListHost, name: str) -> None:
-    """Judge as ``name`` from now on: kept in the settings and shown in the status bar; the
-    open project shows, counts and undoes that reviewer's own judgments."""
-    from app.settings import REVIEWER
+def reviewer_name(settings: Settings) -> str:
+    """Whose judgments the window records, shows and undoes."""
+    return settings.get(S.REVIEWER) or default_annotator()
 
-    try:
-        name = check_reviewer(name)
-    except ProjectError as err:
-        window.show_error(err)
-        return
-    window.settings.set(REVIEWER, name)
-    # Hiding the bar would pass its focus on to the next field, the search box, where the next
-    # judging keys would be typed: the keyboard goes back to judging instead.
-    focus = QApplication.focusWidget()
-    bar_had_focus = focus is not None and window.reviewer_bar.isAncestorOf(focus)
-    window.reviewer_bar.hide()
-    if bar_had_focus or QApplication.focusWidget() is None:
-        window.output_view.setFocus()
-    window.reviewer_label.setText(reviewer_text(name, True))
-    project = window.project
-    if project is None or project.annotator == name:
-        return
-    oid = window.current_output_id()
-    project.set_annotator(name)
-    window.judging.attach(project)  # the undo stack is now this reviewer's
-    window.reload_rows()
-    if oid is not None:
-        window.select_pair(oid)
-        window.show_pair(oid)
-    window.statusBar().showMessage(f"Judging as {name}", 5000)
+
+class Reviewer:
+    """The reviewer's name: the bar that asks it, the status bar's label, and switching.
+
+    Args:
+        host: the window, as a panel sees it.
+    """
+
+    def __init__(self, host: PanelHost) -> None:
+        self.host = host
+        self.bar = ReviewerBar(default_annotator())
+        self.bar.chosen.connect(self.switch)
+        self.bar.setVisible(not self.confirmed())
+        self.label = plain_label(QLabel(reviewer_text(self.name, self.confirmed())))
+        self.label.setAccessibleName("Reviewer")
+
+    @property
+    def name(self) -> str:
+        """Whose judgments the window records, shows and undoes."""
+        return reviewer_name(self.host.settings)
+
+    def confirmed(self) -> bool:
+        """Whether the name was given (not only proposed)."""
+        return bool(self.host.settings.get(S.REVIEWER))
+
+    def ask(self) -> None:
+        """Review ▸ Reviewer name…"""
+        name = ask_reviewer_name(self.host.window(), self.name)
+        if name is not None:
+            self.switch(name)
+
+    def switch(self, name: str) -> None:
+        """Judge as ``name`` from now on: kept in the settings and shown in the status bar; the
+        open project shows, counts and undoes that reviewer's own judgments."""
+        host = self.host
+        try:
+            name = check_reviewer(name)
+        except ProjectError as err:
+            host.show_error(err)
+            return
+        host.settings.set(S.REVIEWER, name)
+        # Hiding the bar would pass its focus on to the next field, the search box, where the
+        # next judging keys would be typed: the keyboard goes back to judging instead.
+        focus = QApplication.focusWidget()
+        bar_had_focus = focus is not None and self.bar.isAncestorOf(focus)
+        self.bar.hide()
+        if bar_had_focus or QApplication.focusWidget() is None:
+            host.focus_judging()
+        self.label.setText(reviewer_text(name, True))
+        project = host.project
+        if project is None or project.annotator == name:
+            return
+        oid = host.current_output_id()
+        project.set_annotator(name)
+        host.judging.attach(project)  # the undo stack is now this reviewer's
+        host.reload_rows()
+        if oid is not None:
+            host.select_pair(oid)
+            host.show_pair(oid)
+        host.statusBar().showMessage(f"Judging as {name}", 5000)

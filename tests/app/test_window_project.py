@@ -53,7 +53,7 @@ def window(qtbot, tmp_path: Path, pairs_file: Path, monkeypatch):  # type: ignor
     w = MainWindow(Settings.at(str(tmp_path / "settings.ini")))
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     yield w
     w.close()
 
@@ -61,19 +61,19 @@ def window(qtbot, tmp_path: Path, pairs_file: Path, monkeypatch):  # type: ignor
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_window_analysis_then_a_terminal_keeps_every_later_decision(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w = window
-    path = w.project.path
-    w.start_analysis(["lexical", "lexical-2"], device="cpu")
+    path = w.session.project.path
+    w.analysis_menu.start(["lexical", "lexical-2"], device="cpu")
     qtbot.waitUntil(lambda: not w.runner.is_busy("model"), timeout=120000)
     # Item 17: two checkers scored three pairs: "3 pairs scored", not 6.
     assert "Analysis done: 3 pairs scored" in w.statusBar().currentMessage()
     done = cli("stats", str(path), "--json")
     assert done.returncode == 0, done.stderr
     assert deleted_project_files(path) == []
-    oid = w.project.output_ids()[0]
-    w.project.judge(JudgmentKey(oid), JudgmentValue("supported", "accept"))
+    oid = w.session.project.output_ids()[0]
+    w.session.project.judge(JudgmentKey(oid), JudgmentValue("supported", "accept"))
     assert judgments_seen_by_another_process(path) == 1
     # Cancel and analyse again: no "disk I/O error", and the terminal's writes are seen.
-    w.start_analysis(["lexical"], device="cpu")
+    w.analysis_menu.start(["lexical"], device="cpu")
     qtbot.waitUntil(lambda: not w.runner.is_busy("model"), timeout=120000)
     assert "error" not in w.statusBar().currentMessage().lower()
     assert deleted_project_files(path) == []

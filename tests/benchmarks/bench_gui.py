@@ -159,10 +159,10 @@ def bench_open(app, big: Path, settings) -> tuple[float, float, object]:  # type
     t0, c0 = time.perf_counter(), time.process_time()
     w = MainWindow(settings)
     w.show()
-    w.open_project(big)
+    w.session.open_project(big)
     app.processEvents()
     t1, c1 = time.perf_counter(), time.process_time()
-    assert w.bundle is not None
+    assert w.judging.bundle is not None
     return t1 - t0, c1 - c0, w
 
 
@@ -251,12 +251,12 @@ def bench_stall(
 
     w = MainWindow(settings)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     app.processEvents()
     ticks = Ticks()
     ticks.start()
     t0 = time.perf_counter()
-    w.start_analysis(list(checkers), device="cpu")
+    w.analysis_menu.start(list(checkers), device="cpu")
     while w.runner.is_busy("model"):
         app.processEvents()
         time.sleep(0.001)
@@ -300,7 +300,7 @@ def bench_adapt_stall(  # type: ignore[no-untyped-def]
     F.build(path, pairs=pairs, judge=200).close()
     w = MainWindow(settings)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     ticks = Ticks()
     # The window refreshes the pair list with the new scores when the job ends (in place, as
     # after an analysis) and redraws the pair on the next turn: timed apart, so the figure
@@ -331,7 +331,9 @@ def bench_adapt_stall(  # type: ignore[no-untyped-def]
         time.sleep(0.001)
     elapsed = time.perf_counter() - t0
     ticks.stop()
-    assert w.version is not None and "+p" in w.version, "the adaptation did not finish"
+    assert w.session.version is not None and "+p" in w.session.version, (
+        "the adaptation did not finish"
+    )
     w.close()
     return ticks, running[0], elapsed, (reload_s[0], redraw_s[0])
 

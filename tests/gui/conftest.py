@@ -76,7 +76,7 @@ def window(qtbot, settings: Settings, demo_path: Path) -> Iterator[object]:  # t
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(demo_path)
+    w.session.open_project(demo_path)
     w.output_view.setFocus()
     yield w
     w.close()

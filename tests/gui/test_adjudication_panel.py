@@ -41,11 +41,11 @@ def adjudicated(project: Project, oid: int) -> dict[int | None, tuple[str, str |
 
 
 def start(w: MainWindow) -> list[tuple[int, list[int]]]:
-    assert w.project is not None
-    pairs = disputed_sentences(w.project)
-    w.set_reviewer("cleo")
+    assert w.session.project is not None
+    pairs = disputed_sentences(w.session.project)
+    w.reviewer.switch("cleo")
     w.actions_["adjudicate"].trigger()
-    w.select_pair(pairs[0][0])
+    w.session.select_pair(pairs[0][0])
     w.output_view.setFocus()
     return pairs
 
@@ -53,20 +53,20 @@ def start(w: MainWindow) -> list[tuple[int, list[int]]]:
 def test_rejecting_keeps_the_error_type_the_rejecting_reviewers_gave(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     (oid, (first, second)), _ = start(w)
-    assert w.current_unit().key.sentence_id == first
+    assert w.judging.current_unit().key.sentence_id == first
     qtbot.keyClick(w.output_view, Qt.Key.Key_X)
-    assert adjudicated(w.project, oid)[first] == ("unsupported", "entity")
+    assert adjudicated(w.session.project, oid)[first] == ("unsupported", "entity")
     assert "entity" in w.statusBar().currentMessage()
     # the panel's button does the same
     panel = w.adjudication.panel
     assert panel.current_item().sentence_id == second
     panel.no.click()
-    assert adjudicated(w.project, oid)[second] == ("unsupported", "entity")
+    assert adjudicated(w.session.project, oid)[second] == ("unsupported", "entity")
     # an error-type key still picks another type
     w.undo_stack.undo()
     w.judging.focus_key(JudgmentKey(oid, "sentence", sentence_id=second))
     qtbot.keyClick(w.output_view, Qt.Key.Key_1)
-    assert adjudicated(w.project, oid)[second][1] == w.project.taxonomy()[0]["key"]
+    assert adjudicated(w.session.project, oid)[second][1] == w.session.project.taxonomy()[0]["key"]
 
 
 def test_the_reviewers_table_follows_the_keyboard(window, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -75,14 +75,14 @@ def test_the_reviewers_table_follows_the_keyboard(window, qtbot) -> None:  # typ
     panel = w.adjudication.panel
     assert panel.current_item().sentence_id == first
     qtbot.keyClick(w.output_view, Qt.Key.Key_J)
-    assert w.current_unit().key.sentence_id == second
+    assert w.judging.current_unit().key.sentence_id == second
     assert panel.current_item().sentence_id == second
     qtbot.keyClick(w.output_view, Qt.Key.Key_K)
     assert panel.current_item().sentence_id == first
     # and a row picked in the table is the item the keys judge
     row = next(r for r, item in enumerate(panel.items) if item.sentence_id == second)
     panel.table.selectRow(row)
-    assert w.current_unit().key.sentence_id == second
+    assert w.judging.current_unit().key.sentence_id == second
 
 
 def test_a_settled_pair_leaves_the_disagreement_list(window, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -98,17 +98,20 @@ def test_a_settled_pair_leaves_the_disagreement_list(window, qtbot) -> None:  # 
     assert listed() == [oid, other]  # one dispute left on this pair
     qtbot.keyClick(w.output_view, Qt.Key.Key_X)
     qtbot.waitUntil(lambda: listed() == [other], timeout=2000)
-    assert w.current_output_id() == other  # on to the next disputed pair, at its first item
-    assert w.current_unit().key.sentence_id == w.project.sentences(output_id=other)[0].id
+    assert w.session.current_output_id() == other  # on to the next disputed pair, at its first item
+    assert (
+        w.judging.current_unit().key.sentence_id
+        == w.session.project.sentences(output_id=other)[0].id
+    )
     w.undo_stack.undo()  # disputed again: back in the list, and shown
     qtbot.waitUntil(lambda: listed() == [oid, other], timeout=2000)
-    assert w.current_output_id() == oid
+    assert w.session.current_output_id() == oid
 
 
 def test_the_panel_leaves_the_text_panes_their_height(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     w.resize(1400, 850)
-    w.set_reviewer("cleo")  # the reviewer bar hides: measure after
+    w.reviewer.switch("cleo")  # the reviewer bar hides: measure after
     qtbot.wait(20)
     before = (w.source_view.height(), w.output_view.height(), w.arc_view.height())
     start(w)

@@ -18,15 +18,15 @@ def test_the_window_analyses_in_another_process_and_hears_every_chunk(
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(small_unanalysed)
+    w.session.open_project(small_unanalysed)
     steps: list[str] = []
     chunks: list[list[int]] = []
     w.analysis.stepped.connect(lambda what, _d, _t: steps.append(what))
     w.analysis.chunk.connect(chunks.append)
-    w.start_analysis(["lexical"], device="cpu")
+    w.analysis_menu.start(["lexical"], device="cpu")
     qtbot.waitUntil(lambda: not w.runner.is_busy("model"), timeout=120_000)
     assert "Analysis done" in w.statusBar().currentMessage()
-    with w.project.session() as s:
+    with w.session.project.session() as s:
         owners = [r.settings["pid"] for r in s.scalars(select(Run))]
     assert owners and os.getpid() not in owners  # scored by another process
     assert steps[:2] == ["Starting the analysis", "Loading the models"]

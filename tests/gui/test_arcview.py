@@ -12,16 +12,16 @@ from app.tasks import Job
 
 def _second_sentence(w: MainWindow) -> int:
     """Show pair 2, sentence 2 (it has flagged and entailed arcs); returns its sentence id."""
-    w.select_pair(w.model.list_row(1).row.output_id)
-    w.next_item()
-    unit = w.current_unit()
+    w.session.select_pair(w.model.list_row(1).row.output_id)
+    w.judging.next_item()
+    unit = w.judging.current_unit()
     assert unit is not None and unit.key.sentence_id is not None
     return unit.key.sentence_id
 
 
 def _arcs_of(w: MainWindow, sid: int) -> list:  # type: ignore[type-arg]
-    assert w.bundle is not None
-    return [a for a in w.bundle.arcs if a.sentence_id == sid]
+    assert w.judging.bundle is not None
+    return [a for a in w.judging.bundle.arcs if a.sentence_id == sid]
 
 
 def test_split_words_cuts_at_whitespace_and_arc_ends() -> None:
@@ -43,7 +43,9 @@ def test_split_words_cuts_at_whitespace_and_arc_ends() -> None:
 def test_one_arc_per_non_entailed_arc_with_the_right_endpoints(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     sid = _second_sentence(w)
-    flagged = {arc.id: (n, arc) for n, arc, _s in w._flagged_arcs() if arc.sentence_id == sid}
+    flagged = {
+        arc.id: (n, arc) for n, arc, _s in w.judging.flagged_arcs() if arc.sentence_id == sid
+    }
     assert flagged and len(flagged) < len(_arcs_of(w, sid))  # both kinds in this sentence
     d = w.arc_view.diagram
     assert sorted(g.arc.arc_id for g in d.geometry_) == sorted(flagged)
@@ -77,7 +79,7 @@ def test_blind_mode_hides_every_arc(qtbot, window) -> None:  # type: ignore[no-u
     w.arc_view.show_entailed.setChecked(True)
     assert w.arc_view.diagram.geometry_
     qtbot.keyClick(w.output_view, Qt.Key.Key_B)
-    assert w.blind
+    assert w.judging.blind
     assert w.arc_view.diagram.geometry_ == []
     assert w.arc_view.diagram.words  # the sentence itself is still there
     assert "blind" in w.arc_view.title.text()
@@ -90,12 +92,12 @@ def test_arc_view_follows_the_threshold(qtbot, window) -> None:  # type: ignore[
     sid = _second_sentence(w)
     assert w.arc_view.diagram.geometry_
     w.threshold.setValue(0.0)
-    w._threshold_changed()
+    w.session.apply_threshold()
     assert w.arc_view.diagram.geometry_ == []
     assert "0 of" in w.arc_view.title.text()
     w.threshold.setValue(1.0)
-    w._threshold_changed()
-    sc = w._scores()
+    w.session.apply_threshold()
+    sc = w.judging.scores()
     expected = {a.id for a in _arcs_of(w, sid) if sc[2].get(a.id, 1.0) < 1.0}
     assert {g.arc.arc_id for g in w.arc_view.diagram.geometry_} == expected
 
@@ -126,7 +128,7 @@ def test_font_zoom_scales_the_diagram(qtbot, window) -> None:  # type: ignore[no
     w: MainWindow = window
     _second_sentence(w)
     before = w.arc_view.diagram.sizeHint()
-    w.zoom(+4)
+    w.prefs.zoom(+4)
     after = w.arc_view.diagram.sizeHint()
     assert after.width() > before.width() and after.height() > before.height()
     # a long sentence is wider than the pane: it scrolls sideways
@@ -143,13 +145,13 @@ def test_clicking_a_flagged_arc_makes_it_the_judged_arc(qtbot, window) -> None: 
     )
     centre = g.label_rect.center()
     qtbot.mouseClick(d, Qt.MouseButton.LeftButton, pos=QPoint(int(centre.x()), int(centre.y())))
-    assert w.level == "arc"
-    unit = w.current_unit()
+    assert w.judging.level == "arc"
+    unit = w.judging.current_unit()
     assert unit is not None and unit.key.arc_id == g.arc.arc_id
     assert d.current_arc == g.arc.arc_id
     assert f"arc {g.arc.number}:" in w.prompt.text()
     qtbot.keyClick(w.output_view, Qt.Key.Key_X)  # judged at once with the keyboard
-    assert w.project.judgment(unit.key).label == "unsupported"
+    assert w.session.project.judgment(unit.key).label == "unsupported"
 
 
 def test_checker_menu_lists_the_registrys_available_checkers(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -193,9 +195,9 @@ def test_checker_menu_lists_the_registrys_available_checkers(qtbot, window, monk
     next(a for a in w.checker_menu.actions() if a.data() == "lexical").trigger()
     assert jobs[-1].request.checkers == ("lexical",) and jobs[-1].request.model_dir is None
     monkeypatch.setattr(
-        "app.gui.main.QFileDialog.getExistingDirectory", lambda *a, **k: "/models/my-nli"
+        "app.gui.analysis.QFileDialog.getExistingDirectory", lambda *a, **k: "/models/my-nli"
     )
-    w.nli_dir_dialog()
+    w.analysis_menu.nli_dir_dialog()
     assert jobs[-1].request.checkers == ("nli",)
     assert jobs[-1].request.model_dir == "/models/my-nli"
 

@@ -185,12 +185,12 @@ def test_a_new_sentence_starts_scrolled_to_the_left(qtbot) -> None:  # type: ign
 
 def test_next_pair_in_the_window_resets_the_arc_scroll(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w = window
-    w.select_pair(w.model.list_row(1).row.output_id)
-    w.zoom(+6)  # wide enough to scroll
+    w.session.select_pair(w.model.list_row(1).row.output_id)
+    w.prefs.zoom(+6)  # wide enough to scroll
     bar = w.arc_view.scroll_area.horizontalScrollBar()
     assert bar.maximum() > 0
     bar.setValue(bar.maximum())
-    w.select_pair(w.model.list_row(2).row.output_id)
+    w.session.select_pair(w.model.list_row(2).row.output_id)
     assert w.arc_view.diagram.current_arc is None  # sentence level: nothing to scroll to
     assert bar.maximum() > 0 and bar.value() == 0
 

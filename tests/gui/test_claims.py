@@ -52,9 +52,9 @@ def test_window_shows_the_claim_and_asks_ais_stage_one_with_the_question(  # typ
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(_qa_project(tmp_path))
-    ids = _ids(w.project)
-    w.show_pair(ids["qa-1"])
+    w.session.open_project(_qa_project(tmp_path))
+    ids = _ids(w.session.project)
+    w.session.show_pair(ids["qa-1"])
     header = w.view.header
     assert "Q: Do foot passengers need to book the ferry in advance? — A: No. Only" in header.text()
     qtbot.waitUntil(
@@ -69,7 +69,7 @@ def test_window_shows_the_claim_and_asks_ais_stage_one_with_the_question(  # typ
     assert "Read with its question" in prompt
     assert "Question: Do foot passengers need to book the ferry in advance?" in prompt
     # A pair without a question keeps the plain header and the plain AIS question.
-    w.show_pair(ids["plain"])
+    w.session.show_pair(ids["plain"])
     assert "Q:" not in header.text() and "Claim" not in header.text()
     assert "Is the output interpretable on its own?" in w.view.prompt.text()
     w.close()

@@ -71,9 +71,9 @@ def win(qtbot, settings: Settings, conflicted: Path, tmp_path: Path) -> Iterator
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     w.checker_box.setCurrentIndex(w.checker_box.findData("steady"))
-    w.select_pair(w.project.output_ids()[0])  # type: ignore[union-attr]
+    w.session.select_pair(w.session.project.output_ids()[0])  # type: ignore[union-attr]
     w.output_view.setFocus()
     yield w
     w.close()
@@ -89,7 +89,7 @@ def fmt_at(w: MainWindow, text: str) -> QTextCharFormat:
 
 def test_a_conflict_is_marked_with_colour_pattern_and_words(win: MainWindow) -> None:
     w = win
-    assert w.judging.checker == "steady" and w.unit == 0
+    assert w.judging.checker == "steady" and w.judging.unit == 0
     plain = w.output_view.toPlainText()
     assert "⚠ conflict" in plain  # its own glyph and word, beside the shown checker's ✔
     assert plain.index("⚠ conflict") < plain.index("12 October 1893")
@@ -178,9 +178,9 @@ def test_the_next_most_useful_order_counts_a_conflict_as_a_likely_error(win: Mai
     from app.learning.queue import queue
 
     w = win
-    assert w.project is not None
-    items = queue(w.project, "steady", "s1", 0.5)  # the shown checker finds nothing wrong
-    assert items[0].output_id == w.project.output_ids()[0]
+    assert w.session.project is not None
+    items = queue(w.session.project, "steady", "s1", 0.5)  # the shown checker finds nothing wrong
+    assert items[0].output_id == w.session.project.output_ids()[0]
     assert items[0].priority > items[1].priority  # not import order: the conflict counts
     assert "the source answers otherwise in 1 sentence" in items[0].reason
     assert "answers otherwise" not in items[1].reason

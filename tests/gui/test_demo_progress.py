@@ -25,12 +25,13 @@ def test_the_demo_shows_what_it_does_while_it_runs(
 
     w.analysis.stepped.connect(record)
     # What File > Open demo project does, with the lexical baseline for speed.
-    w.analysis.prepare_demo(str(demo_project_path()), w._open_guarded, ("lexical",))
+    w.analysis.prepare_demo(str(demo_project_path()), w.files.open_guarded, ("lexical",))
     assert w.progress.isVisible() and w.cancel_button.isVisible()  # at once, before any step
     qtbot.waitUntil(
-        lambda: w.project is not None or "Error" in w.statusBar().currentMessage(), timeout=120_000
+        lambda: w.session.project is not None or "Error" in w.statusBar().currentMessage(),
+        timeout=120_000,
     )
-    assert w.project is not None, w.statusBar().currentMessage()
+    assert w.session.project is not None, w.statusBar().currentMessage()
     assert seen, "no progress while the demo was prepared"
     assert [s[0] for s in seen[:2]] == ["Starting", "Loading the models"]
     assert all(s[3] for s in seen[:2])

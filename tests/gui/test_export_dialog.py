@@ -12,7 +12,7 @@ def test_export_dialog_writes_the_xsumfaith_and_frank_shapes(qtbot, window, tmp_
     from app.gui.dialogs import ExportDialog
 
     w: MainWindow = window
-    dialog = ExportDialog(str(w.project.path), w.runner, w)
+    dialog = ExportDialog(str(w.session.project.path), w.runner, w)
     qtbot.addWidget(dialog)
     formats = [dialog.fmt.itemText(i) for i in range(dialog.fmt.count())]
     assert formats == ["jsonl", "csv", "dae-arcs", "frank", "xsumfaith"]

@@ -62,7 +62,7 @@ def test_pair_list_puts_unfamiliar_descriptions_first(qtbot, settings, tmp_path:
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
 
     def listed() -> list[str]:
         proxy = w.pairs.proxy
@@ -91,7 +91,9 @@ def test_tab_finds_entities_in_the_window_runner(qtbot, window) -> None:  # type
     from app.gui.familiarity import TAB_LANE
 
     w = window
-    dialog = StatsDialog(w.project, w.checker, w.version, w.checker_label, 0.5, w)
+    dialog = StatsDialog(
+        w.session.project, w.session.checker, w.session.version, w.judging.checker_label, 0.5, w
+    )
     qtbot.addWidget(dialog)
     tabs = dialog.tabs
     index = next(i for i in range(tabs.count()) if tabs.tabText(i) == "Entity familiarity")

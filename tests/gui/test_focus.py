@@ -26,11 +26,11 @@ def test_keys_judge_after_choosing_a_checker_in_the_toolbar(qtbot, window) -> No
     focus(qtbot, w.checker_box)
     w.checker_box.setCurrentIndex(0)
     w.checker_box.activated.emit(0)
-    unit = w.current_unit()
+    unit = w.judging.current_unit()
     assert unit is not None
     type_key(qtbot, Qt.Key.Key_A)
     assert w.undo_stack.count() == 1
-    assert w.project.judgment(unit.key).label == "supported"
+    assert w.session.project.judgment(unit.key).label == "supported"
     type_key(qtbot, Qt.Key.Key_Down)  # the judging "next", not the combo's next entry
     assert w.checker_box.currentIndex() == 0
 
@@ -64,14 +64,14 @@ def test_a_swallowed_key_says_why(qtbot, window) -> None:  # type: ignore[no-unt
     w: MainWindow = window
     focus(qtbot, w.output_view)
     w.threshold.setValue(0.0)
-    w._threshold_changed()
-    w.set_level("arc")
+    w.session.apply_threshold()
+    w.judging.set_level("arc")
     type_key(qtbot, Qt.Key.Key_X)
     assert w.undo_stack.count() == 0
     assert "no non-entailed arcs" in w.statusBar().currentMessage()
-    w.set_level("sentence")
+    w.judging.set_level("sentence")
     type_key(qtbot, Qt.Key.Key_I)  # AIS mode
-    assert w.ais_mode
+    assert w.judging.ais_mode
     type_key(qtbot, Qt.Key.Key_3)
     assert w.undo_stack.count() == 0
     assert "AIS stage 1" in w.statusBar().currentMessage()

@@ -14,7 +14,7 @@ from models.bundle_info import bundled_models, card_text, headline_figures, mode
 
 def test_guide_opens_from_the_help_menu_with_the_current_keys(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
-    w.remap_keys({"accept": "Y"})
+    w.review_menu.remap_keys({"accept": "Y"})
     w.actions_["guide"].trigger()
     dialog = w.help.dialog
     assert isinstance(dialog, GuideDialog) and dialog.isVisible()

@@ -28,7 +28,7 @@ def test_blind_mode_hides_lowest_and_arcs(qtbot, window) -> None:  # type: ignor
     by_score = lowest_order(w)
     w.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     qtbot.keyClick(w.output_view, Qt.Key.Key_B)
-    assert w.blind
+    assert w.judging.blind
     assert not any(ch.isdigit() for c in score_cells(w) for ch in c)
     tip = w.proxy.index(0, COL_LOWEST).data(Qt.ItemDataRole.ToolTipRole)
     assert "hidden" in tip and not any(ch.isdigit() for ch in tip)
@@ -45,7 +45,7 @@ def test_blind_mode_hides_lowest_and_arcs(qtbot, window) -> None:  # type: ignor
 def test_ais_mode_hides_lowest_and_arcs(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     qtbot.keyClick(w.output_view, Qt.Key.Key_I)
-    assert w.ais_mode and w.ais_stage == 1
+    assert w.judging.ais_mode and w.judging.ais_stage == 1
     assert not any(ch.isdigit() for c in score_cells(w) for ch in c)
     qtbot.keyClick(w.output_view, Qt.Key.Key_I)
     assert any(c[0].isdigit() for c in score_cells(w))

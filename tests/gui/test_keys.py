@@ -35,7 +35,7 @@ def test_dialog_blocks_ok_on_a_clash_and_resets(qtbot) -> None:  # type: ignore[
 
 def test_remapped_keys_take_effect_at_once_and_persist(qtbot, window, settings) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
-    w.remap_keys(dict(DEFAULT_KEYS, accept="Y"))
+    w.review_menu.remap_keys(dict(DEFAULT_KEYS, accept="Y"))
     assert "Y supported" in w.view.keys_hint.full_text
     qtbot.keyClick(w.output_view, Qt.Key.Key_A)  # the old key does nothing now
     assert w.undo_stack.count() == 0
@@ -46,9 +46,9 @@ def test_remapped_keys_take_effect_at_once_and_persist(qtbot, window, settings) 
 
 def test_sentence_level_checker_leaves_the_arcs_column_empty(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
-    grains = w.project.checker_grains()  # type: ignore[union-attr]
+    grains = w.session.project.checker_grains()  # type: ignore[union-attr]
     assert grains == {"lexical": "arc"}
-    assert w.checker == "lexical" and w.model.arcs_shown
+    assert w.session.checker == "lexical" and w.model.arcs_shown
     cell = w.model.index(0, COL_ARCS)
     assert w.model.data(cell) != "—"
     w.model.arcs_shown = False  # what choosing a sentence-level checker sets

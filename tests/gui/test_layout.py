@@ -16,7 +16,7 @@ def open_window(qtbot, settings: Settings, path: Path) -> MainWindow:  # type: i
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     qtbot.waitExposed(w)
     QApplication.processEvents()
     return w
@@ -55,10 +55,10 @@ def stats(window: MainWindow):  # type: ignore[no-untyped-def]
     from app.gui.stats import StatsDialog
 
     return StatsDialog(
-        window.project,  # type: ignore[arg-type]
-        window.checker,
-        window.version,
-        window.checker_label,
+        window.session.project,  # type: ignore[arg-type]
+        window.session.checker,
+        window.session.version,
+        window.judging.checker_label,
         window.threshold.value(),
         window,
     )

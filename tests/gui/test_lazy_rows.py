@@ -33,8 +33,8 @@ def test_open_reads_only_the_first_page_and_scrolling_reads_the_next(
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(demo_path)
-    assert w.bundle is not None  # the first pair is shown
+    w.session.open_project(demo_path)
+    assert w.judging.bundle is not None  # the first pair is shown
     assert None not in reads and sum(n for n in reads if n) <= 10 + 1  # a page (and the pair)
     assert w.model.total() == 32 and w.model.rowCount() == 10
     assert w.count_label.text() == "10 shown of 32 pairs"
@@ -49,18 +49,18 @@ def test_a_reload_rereads_only_the_rows_on_screen(qtbot, settings, demo_path, re
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(demo_path)
-    shown = w.current_output_id()
+    w.session.open_project(demo_path)
+    shown = w.session.current_output_id()
     reads.clear()
     w.threshold.setValue(0.9)
-    w._threshold_changed()  # what the threshold's timer runs
+    w.session.apply_threshold()  # what the threshold's timer runs
     assert reads and None not in reads and max(n for n in reads if n) <= 10
-    assert w.current_output_id() == shown and w.model.rowCount() == 10
+    assert w.session.current_output_id() == shown and w.model.rowCount() == 10
     # A pair further down (the last one left open, an undo, the queue) is read when it is asked
     # for, with the rows before it.
     last = w.model.output_ids()[-1]
     reads.clear()
-    w.select_pair(last)
-    assert w.current_output_id() == last and w.model.rowCount() == 32
+    w.session.select_pair(last)
+    assert w.session.current_output_id() == last and w.model.rowCount() == 32
     assert None not in reads and sum(n for n in reads if n) <= 22 + 1
     w.close()

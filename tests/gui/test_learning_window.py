@@ -33,13 +33,13 @@ def win(qtbot, settings, learned: Path, tmp_path: Path) -> Iterator[MainWindow]:
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     yield w
     w.close()
 
 
 def test_calibrate_sets_the_threshold_and_says_on_how_many_judgments(win: MainWindow) -> None:
-    assert win.checker == "combined"
+    assert win.session.checker == "combined"
     assert win.learning.calibration_label.text() == ""
     win.actions_["calibrate"].trigger()
     fit = win.learning.fit
@@ -51,12 +51,12 @@ def test_calibrate_sets_the_threshold_and_says_on_how_many_judgments(win: MainWi
 
 
 def test_queue_order_tooltips_and_the_next_useful_key(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    project = win.project
+    project = win.session.project
     assert project is not None
     open_ids = project.output_ids()[-3:]
     for oid in open_ids:
         project.judge(JudgmentKey(oid, "pair"), None)
-    win.reload_rows()
+    win.session.reload_rows()
     win.learning.order_box.setCurrentIndex(1)  # next most useful
     top = [win.proxy.index(r, 0).data(OutputIdRole) for r in range(3)]
     assert set(top) == set(open_ids)  # the open pairs first, done ones after
@@ -65,13 +65,13 @@ def test_queue_order_tooltips_and_the_next_useful_key(qtbot, win: MainWindow) ->
     win.model.set_scores_hidden(True)  # blind mode: the reasons quote the model, so they hide
     assert "Why here" not in win.proxy.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     win.model.set_scores_hidden(False)
-    win.select_pair(project.output_ids()[0])
+    win.session.select_pair(project.output_ids()[0])
     win.output_view.setFocus()
     qtbot.keyClick(win.output_view, Qt.Key.Key_N)
-    assert win.current_output_id() == top[0]
+    assert win.session.current_output_id() == top[0]
     assert win.statusBar().currentMessage().startswith("Next most useful: ")
     qtbot.keyClick(win.output_view, Qt.Key.Key_N)
-    assert win.current_output_id() == top[1]
+    assert win.session.current_output_id() == top[1]
     # The disagreement filter keeps only pairs where judgment and model differ.
     win.learning.order_box.setCurrentIndex(2)
     shown = {win.proxy.index(r, 0).data(OutputIdRole) for r in range(win.proxy.rowCount())}
@@ -83,17 +83,17 @@ def test_queue_order_tooltips_and_the_next_useful_key(qtbot, win: MainWindow) ->
 
 
 def test_adapt_in_the_background_then_back_to_the_bundled_model(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    base = win.version
+    base = win.session.version
     win.actions_["adapt"].trigger()
     assert win.learning.cancel_button.isVisibleTo(win)
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
-    assert win.version is not None and win.version.startswith(f"{base}+p")
+    assert win.session.version is not None and win.session.version.startswith(f"{base}+p")
     assert "adapted to this project" in win.checker_box.currentText()
     assert win.statusBar().currentMessage().startswith("Adapted to 40 judgments")
     assert not win.learning.bundled_action.isChecked()
     win.learning.bundled_action.trigger()  # checked: the bundled model
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
-    assert win.version == base
+    assert win.session.version == base
     assert win.learning.bundled_action.isChecked()
 
 
@@ -113,9 +113,14 @@ def test_stats_has_the_learning_plots(win: MainWindow) -> None:
     from app.gui.stats import StatsDialog
 
     win.actions_["calibrate"].trigger()
-    assert win.project is not None
+    assert win.session.project is not None
     dialog = StatsDialog(
-        win.project, win.checker, win.version, win.checker_label, win.threshold.value(), win
+        win.session.project,
+        win.session.checker,
+        win.session.version,
+        win.judging.checker_label,
+        win.threshold.value(),
+        win,
     )
     names = [p.name for p in dialog.plots]
     assert "reliability" in names and "agreement vs threshold" in names
@@ -133,13 +138,15 @@ def test_help_says_what_learning_does_and_does_not(win: MainWindow) -> None:
 
 def test_next_useful_key_puts_the_cursor_on_the_weakest_open_sentence(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window  # the demo, analysed with the lexical baseline
-    assert w.level == "sentence"
+    assert w.judging.level == "sentence"
     qtbot.keyClick(w.output_view, Qt.Key.Key_N)
     units = w.judging.units
     scores = [u.score for u in units if u.score is not None]
-    assert scores and units[w.unit].score == min(scores)
+    assert scores and units[w.judging.unit].score == min(scores)
     message = w.statusBar().currentMessage()
-    assert message.startswith("Next most useful: ") and f"on {units[w.unit].title}" in message
+    assert (
+        message.startswith("Next most useful: ") and f"on {units[w.judging.unit].title}" in message
+    )
     w.judging.set_blind(True)  # blind: the jump follows the list, not the model's queue
     qtbot.keyClick(w.output_view, Qt.Key.Key_N)
     assert w.statusBar().currentMessage().startswith("Next pair not done, in the list's order")
@@ -152,37 +159,39 @@ def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -
     from app.store.queries import list_rows
 
     oid = win.proxy.index(5, 0).data(OutputIdRole)
-    win.select_pair(oid)
+    win.session.select_pair(oid)
     old_score = win.proxy.index(5, COL_LOWEST).data()
     with qtbot.assertNotEmitted(win.model.modelReset):
         win.actions_["adapt"].trigger()
         qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
         qtbot.wait(20)  # the detail reloads on the next turn of the event loop
-    assert win.version is not None and "+p" in win.version
+    assert win.session.version is not None and "+p" in win.session.version
     assert win.table.currentIndex().data(OutputIdRole) == oid
     assert [i.data(OutputIdRole) for i in win.table.selectionModel().selectedRows()] == [oid]
-    assert win.current_output_id() == oid
-    assert win.project is not None
-    fresh = list_rows(win.project, win.checker, win.version, win.threshold.value())
+    assert win.session.current_output_id() == oid
+    assert win.session.project is not None
+    fresh = list_rows(
+        win.session.project, win.session.checker, win.session.version, win.threshold.value()
+    )
     assert win.model.output_ids() == [r.row.output_id for r in fresh]
     for n, r in enumerate(fresh):
         assert win.model.list_row(n) == r
     assert win.proxy.index(5, COL_LOWEST).data() != old_score  # the new scores are shown
-    scores = win._scores()
-    assert scores is not None and scores[0].version == win.version  # the detail too
+    scores = win.judging.scores()
+    assert scores is not None and scores[0].version == win.session.version  # the detail too
 
 
 def test_cancelling_the_adaptation_keeps_the_window_usable(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
     """The adaptation runs in a child process: a cancel reaches it before it re-scores, the
     window says so, and the next adaptation finishes what was left."""
-    base = win.version
+    base = win.session.version
     win.actions_["adapt"].trigger()
     win.learning.cancel_button.click()
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
     assert win.statusBar().currentMessage().startswith("Adaptation cancelled")
     assert not win.learning.cancel_button.isVisibleTo(win)
-    assert win.version == base  # nothing re-scored: the bundled scores are still shown
+    assert win.session.version == base  # nothing re-scored: the bundled scores are still shown
     win.actions_["adapt"].trigger()
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
-    assert win.version is not None and win.version.startswith(f"{base}+p")
+    assert win.session.version is not None and win.session.version.startswith(f"{base}+p")
     assert win.statusBar().currentMessage().startswith("Adapted to 40 judgments")

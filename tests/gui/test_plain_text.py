@@ -69,7 +69,7 @@ def win(qtbot, settings: Settings, crafted: Path):  # type: ignore[no-untyped-de
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(crafted)
+    w.session.open_project(crafted)
     w.output_view.setFocus()
     yield w
     w.close()
@@ -82,7 +82,7 @@ def test_labels_show_data_as_plain_text(qtbot, win) -> None:  # type: ignore[no-
     qtbot.keyClick(w.output_view, Qt.Key.Key_1)  # error type 1: the crafted one
     w.judging.prev_item()
     assert f"err{BAD}" in label_shows(w.prompt)
-    w.set_level("arc")
+    w.judging.set_level("arc")
     assert f"l{BAD}" in label_shows(w.prompt)
 
 
@@ -97,8 +97,8 @@ def test_tooltips_show_data_as_plain_text(qtbot, win) -> None:  # type: ignore[n
     assert f"id{BAD}" in tooltip_at(w.table.viewport(), rect.center())
     # the arc diagram: an arc's tooltip has its label
     w.threshold.setValue(1.0)
-    w._threshold_changed()
-    w.set_level("arc")  # the diagram shows the sentence of the first flagged arc
+    w.session.apply_threshold()
+    w.judging.set_level("arc")  # the diagram shows the sentence of the first flagged arc
     d = w.arc_view.diagram
     assert d.geometry_
     g = d.geometry_[0]

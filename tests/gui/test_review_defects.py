@@ -35,7 +35,7 @@ def win(qtbot, settings: Settings, learned: Path, tmp_path: Path) -> Iterator[Ma
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     yield w
     w.close()
 
@@ -47,19 +47,19 @@ def statuses(w: MainWindow, ids: list[int]) -> list[str]:
 # ---------------------------------------------------------------------- item 1
 def test_after_adapt_the_list_shows_the_reviewers_own_judgments(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
     """The adaptation job builds the list as the window's reviewer, not as the user name."""
-    win.set_reviewer("ana")
-    project = win.project
+    win.reviewer.switch("ana")
+    project = win.session.project
     assert project is not None and project.annotator == "ana"
     ids = project.output_ids()[:3]
     for oid in ids:
         project.judge(JudgmentKey(oid, "pair"), JudgmentValue("supported", "accept"))
-    win.reload_rows()
+    win.session.reload_rows()
     assert statuses(win, ids) == ["done"] * 3
     others = project.output_ids()[3:6]
     assert statuses(win, others) == ["unjudged"] * 3  # root's judgments are not ana's
     win.actions_["adapt"].trigger()
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
-    assert win.version is not None and "+p" in win.version
+    assert win.session.version is not None and "+p" in win.session.version
     assert statuses(win, ids) == ["done"] * 3
     assert statuses(win, others) == ["unjudged"] * 3
 
@@ -67,14 +67,14 @@ def test_after_adapt_the_list_shows_the_reviewers_own_judgments(qtbot, win: Main
 def test_rows_built_for_another_reviewer_are_not_taken(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
     """A reviewer switched while the adaptation ran: its rows are the old reviewer's, so the
     window reads its own (the freshness check knows whose rows they are)."""
-    win.set_reviewer("ana")
-    project = win.project
+    win.reviewer.switch("ana")
+    project = win.session.project
     assert project is not None
     ids = project.output_ids()[:3]
     for oid in ids:
         project.judge(JudgmentKey(oid, "pair"), JudgmentValue("supported", "accept"))
     win.actions_["adapt"].trigger()
-    win.set_reviewer("ben")  # writes nothing: the audit log alone cannot tell
+    win.reviewer.switch("ben")  # writes nothing: the audit log alone cannot tell
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
     assert statuses(win, ids) == ["unjudged"] * 3  # ben judged nothing
 
@@ -83,26 +83,26 @@ def test_rows_built_for_another_reviewer_are_not_taken(qtbot, win: MainWindow) -
 def test_naming_the_reviewer_gives_the_keyboard_back_to_judging(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     w.settings.set(__import__("app.settings").settings.REVIEWER, "")
-    w.reviewer_bar.show()
+    w.reviewer.bar.show()
     w.activateWindow()
-    w.reviewer_bar.name.setFocus(Qt.FocusReason.MouseFocusReason)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.reviewer_bar.name, timeout=2000)
-    w.reviewer_bar.name.clear()
-    qtbot.keyClicks(w.reviewer_bar.name, "Ana")
-    qtbot.keyClick(w.reviewer_bar.name, Qt.Key.Key_Return)
-    assert not w.reviewer_bar.isVisible() and w.reviewer == "Ana"
+    w.reviewer.bar.name.setFocus(Qt.FocusReason.MouseFocusReason)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.reviewer.bar.name, timeout=2000)
+    w.reviewer.bar.name.clear()
+    qtbot.keyClicks(w.reviewer.bar.name, "Ana")
+    qtbot.keyClick(w.reviewer.bar.name, Qt.Key.Key_Return)
+    assert not w.reviewer.bar.isVisible() and w.reviewer.name == "Ana"
     assert QApplication.focusWidget() is w.output_view
-    assert w.unit == 0
+    assert w.judging.unit == 0
     target = QApplication.focusWidget()
     assert target is not None
     qtbot.keyClick(target, Qt.Key.Key_J)  # the next key judges, it does not search
-    assert w.search.text() == "" and w.unit == 1
+    assert w.search.text() == "" and w.judging.unit == 1
 
 
 # ---------------------------------------------------------------------- item 3
 def test_the_unjudged_filter_keeps_pairs_with_sentences_left(window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
-    project = w.project
+    project = w.session.project
     assert project is not None
     multi = [o for o in project.output_ids() if len(project.sentences(output_id=o)) >= 2]
     started, finished = multi[:2]
@@ -115,7 +115,7 @@ def test_the_unjudged_filter_keeps_pairs_with_sentences_left(window) -> None:  #
             JudgmentKey(finished, "sentence", sentence_id=s.id),
             JudgmentValue("supported", "accept"),
         )
-    w.reload_rows()
+    w.session.reload_rows()
     assert statuses(w, [started, finished]) == ["in progress", "done"]
     w.status_filter.setCurrentIndex(w.status_filter.findData("unjudged"))
     shown = {w.proxy.index(r, 0).data(OutputIdRole) for r in range(w.proxy.rowCount())}
@@ -130,12 +130,12 @@ def listed(w: MainWindow) -> list[int]:
 
 
 def test_blind_mode_turns_off_every_model_order_and_filter(qtbot, win: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    project = win.project
+    project = win.session.project
     assert project is not None
     in_order = project.output_ids()
     for oid in in_order[-6:]:
         project.judge(JudgmentKey(oid, "pair"), None)  # pairs left to judge
-    win.reload_rows()
+    win.session.reload_rows()
     box = win.learning.order_box
     box.setCurrentIndex(1)  # next most useful: the model's scores decide
     assert listed(win) != in_order
@@ -148,10 +148,10 @@ def test_blind_mode_turns_off_every_model_order_and_filter(qtbot, win: MainWindo
     assert not win.actions_["unfamiliar_first"].isEnabled()
     assert "blind" in win.actions_["unfamiliar_first"].toolTip().lower()
     # N goes to the next pair not done, in the list's order, and says why it is model-free
-    win.select_pair(in_order[0])
+    win.session.select_pair(in_order[0])
     win.output_view.setFocus()
     qtbot.keyClick(win.output_view, Qt.Key.Key_N)
-    assert win.current_output_id() == in_order[-6]
+    assert win.session.current_output_id() == in_order[-6]
     assert "blind" in win.statusBar().currentMessage()
     win.judging.set_blind(False)
     assert box.model().item(1).isEnabled()
@@ -160,7 +160,7 @@ def test_blind_mode_turns_off_every_model_order_and_filter(qtbot, win: MainWindo
 
 
 def test_a_model_order_chosen_before_blind_mode_is_set_aside(win: MainWindow) -> None:
-    project = win.project
+    project = win.session.project
     assert project is not None
     win.learning.order_box.setCurrentIndex(2)  # disagreements you vs the model
     assert win.proxy.rowCount() < win.model.total()
@@ -178,11 +178,11 @@ def test_after_adapt_the_checker_box_says_where_and_from_which_version(
     qtbot,  # type: ignore[no-untyped-def]
     win: MainWindow,
 ) -> None:
-    base = win.version
+    base = win.session.version
     win.actions_["adapt"].trigger()
     qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
     box = win.checker_box
     tip = box.itemData(box.findData("combined"), Qt.ItemDataRole.ToolTipRole)
     assert "unrecorded" not in tip
     assert tip == f"scored on cpu, refitted from the scores of v{base} ({F.N_PAIRS} pairs)"
-    assert win.statusBar().currentMessage().endswith(f"; shown: v{win.version}")
+    assert win.statusBar().currentMessage().endswith(f"; shown: v{win.session.version}")

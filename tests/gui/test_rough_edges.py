@@ -19,12 +19,12 @@ def test_export_and_import_dialogs_label_their_file_fields(qtbot, window) -> Non
     from app.gui.dialogs import ExportDialog, ImportDialog
 
     w: MainWindow = window
-    export = ExportDialog(str(w.project.path), w.runner, w)
+    export = ExportDialog(str(w.session.project.path), w.runner, w)
     qtbot.addWidget(export)
     labels = export.findChildren(QLabel)
     assert not any(label.text() == "&File" and label.buddy() is None for label in labels)
     assert any(label.buddy() is export.path for label in labels)
-    imp = ImportDialog(str(w.project.path), w.runner, w.reload_rows, w)
+    imp = ImportDialog(str(w.session.project.path), w.runner, w.session.reload_rows, w)
     qtbot.addWidget(imp)
     assert any(label.buddy() is imp.path for label in imp.findChildren(QLabel))
 
@@ -54,7 +54,7 @@ def test_review_menu_shows_the_judging_keys(qtbot, window) -> None:  # type: ign
     assert w.ais_action.text().endswith("\tI")
     relabel = w.actions_["relabel"]
     assert relabel.text().endswith("\tE")
-    w.remap_keys(dict(DEFAULT_KEYS, blind="Shift+B"))
+    w.review_menu.remap_keys(dict(DEFAULT_KEYS, blind="Shift+B"))
     assert w.blind_action.text().endswith("\tShift+B")
     assert "\t" not in w.blind_action.iconText()  # the toolbar button keeps its plain name
 
@@ -64,7 +64,7 @@ def test_count_follows_rows_fetched_by_scrolling(qtbot, settings, demo_path, mon
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(demo_path)
+    w.session.open_project(demo_path)
     assert w.count_label.text() == "10 shown of 32 pairs"
     w.model.fetch_all()
     assert w.count_label.text() == "32 shown of 32 pairs"
@@ -73,16 +73,16 @@ def test_count_follows_rows_fetched_by_scrolling(qtbot, settings, demo_path, mon
 
 def test_undo_of_a_decision_on_another_pair_shows_that_pair(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
-    first = w.current_output_id()
-    unit = w.current_unit()
+    first = w.session.current_output_id()
+    unit = w.judging.current_unit()
     assert first is not None and unit is not None
     qtbot.keyClick(w.output_view, Qt.Key.Key_A)
     qtbot.keyClick(w.output_view, Qt.Key.Key_L)  # next pair
-    assert w.current_output_id() != first
+    assert w.session.current_output_id() != first
     qtbot.keyClick(w.output_view, Qt.Key.Key_U)  # undo
-    assert w.project.judgment(unit.key) is None
-    assert w.current_output_id() == first
-    assert w.current_unit() == unit
+    assert w.session.project.judgment(unit.key) is None
+    assert w.session.current_output_id() == first
+    assert w.judging.current_unit() == unit
 
 
 def test_reopening_a_project_returns_to_the_last_pair(
@@ -91,17 +91,17 @@ def test_reopening_a_project_returns_to_the_last_pair(
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(demo_path)
+    w.session.open_project(demo_path)
     for _ in range(3):
         qtbot.keyClick(w.output_view, Qt.Key.Key_L)
-    there = w.current_output_id()
+    there = w.session.current_output_id()
     assert there != w.model.list_row(0).row.output_id
     w.close()
     again = MainWindow(settings)
     qtbot.addWidget(again)
     again.show()
-    again.open_project(demo_path)
-    assert again.current_output_id() == there
+    again.session.open_project(demo_path)
+    assert again.session.current_output_id() == there
     again.close()
 
 
@@ -152,12 +152,12 @@ def test_switching_the_theme_keeps_the_text_size(qtbot, settings, demo_path) -> 
         w = MainWindow(settings)
         qtbot.addWidget(w)
         w.show()
-        w.open_project(demo_path)
-        w.zoom(+2)
+        w.session.open_project(demo_path)
+        w.prefs.zoom(+2)
         sizes = (w.output_view.font().pointSize(), w.arc_view.diagram.font().pointSize())
         for dark in (True, False):
             w.dark_action.setChecked(dark)
-            w.toggle_dark()
+            w.prefs.toggle_dark()
             assert (
                 w.output_view.font().pointSize(),
                 w.arc_view.diagram.font().pointSize(),

@@ -9,5 +9,5 @@ def test_checker_box_tooltip_says_where_it_scored(window) -> None:  # type: igno
     box = window.checker_box
     i = box.findData("lexical")
     tip = box.itemData(i, Qt.ItemDataRole.ToolTipRole)
-    n = window.project.count_pairs()
+    n = window.session.project.count_pairs()
     assert tip == f"scored on cpu ({n} pairs)"

@@ -31,7 +31,7 @@ def detailed(qtbot, settings: Settings, tmp_path: Path) -> Iterator[MainWindow]:
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     w.output_view.setFocus()
     yield w
     w.close()
@@ -40,7 +40,7 @@ def detailed(qtbot, settings: Settings, tmp_path: Path) -> Iterator[MainWindow]:
 def test_the_current_sentences_detail_is_shown_as_plain_text(detailed: MainWindow) -> None:
     w = detailed
     finding = w.view.finding
-    assert w.judging.checker_label == "question-based check" and w.unit == 0
+    assert w.judging.checker_label == "question-based check" and w.judging.unit == 0
     assert finding.isVisible()  # seen without hovering
     assert finding.textFormat() == Qt.TextFormat.PlainText
     # each question as asked, with what the output and the source say (issue 25, item 8)
@@ -54,7 +54,7 @@ def test_the_current_sentences_detail_is_shown_as_plain_text(detailed: MainWindo
     assert "question-based check: support 0.20" in tip and lines[0] in tip
 
     w.judging.do("next")  # sentence 2: the check found nothing to say
-    assert w.unit == 1 and not finding.isVisible() and finding.text() == ""
+    assert w.judging.unit == 1 and not finding.isVisible() and finding.text() == ""
     w.judging.do("prev")
     assert finding.isVisible() and "on sentence 1:" in finding.text()
 
@@ -93,10 +93,10 @@ def test_another_checkers_words_show_where_it_flags_the_sentence(
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    w.open_project(path)
+    w.session.open_project(path)
     w.checker_box.setCurrentIndex(w.checker_box.findData("lexical"))
     w.output_view.setFocus()
-    assert w.judging.checker == "lexical" and w.unit == 0
+    assert w.judging.checker == "lexical" and w.judging.unit == 0
     assert w.view.finding.isVisible()
     assert w.view.finding.text() == "question-based check (flags it) on sentence 1:\n" + "\n".join(
         finding_lines(FOUND)
