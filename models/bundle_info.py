@@ -20,7 +20,7 @@ ROLES = {
     "factdesk-arc-support": "arc entailment (dae) and sentence support (support)",
     "factdesk-embedder": "sentence embedder that picks the evidence windows",
     "factdesk-aligner": "word alignment (align)",
-    "factdesk-nli": "three-way NLI for yes/no answers (nli)",
+    "factdesk-nli": "three-way NLI: claims against the source (nli, or nli-fast when MiniLM)",
     "factdesk-combiner": "combined score (the default shown)",
 }
 
