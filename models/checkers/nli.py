@@ -372,12 +372,15 @@ class NLISentenceChecker:
             rows = self._probs(texts, [claim.text] * len(texts)) if texts else []
             if len(rows):
                 best = max(range(len(candidates)), key=lambda k: float(rows[k][self._contradict]))
-                k = candidates[best]
-                return (
-                    f"{which}contradicted by source sentence {k + 1}: "
-                    f"“{_quote(item.source.sentences[k].text)}”"
-                )
-            return f"{which}contradicted by the source"
+                # a sentence is named only when, read alone, contradiction is what it says of
+                # the claim; a quote that does not contradict it would mislead the editor
+                if int(np.argmax(rows[best])) == self._contradict:
+                    k = candidates[best]
+                    return (
+                        f"{which}contradicted by source sentence {k + 1}: "
+                        f"“{_quote(item.source.sentences[k].text)}”"
+                    )
+            return f"{which}contradicted by the source read as a whole (no one sentence alone)"
         return f"{which}not found in the source"
 
     def _probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:

@@ -315,6 +315,10 @@ class _Rules:
                 rows.append([0.4, 0.1, 0.5])
             elif "praised" in hypothesis:
                 rows.append([0.1, 0.1, 0.8])
+            elif "every day" in hypothesis:
+                # contradicted only by two sentences together (Tuesday, and closed on Mondays)
+                together = "Tuesday" in premise and "Mondays" in premise
+                rows.append([0.9, 0.05, 0.05] if together else [0.1, 0.2, 0.7])
             else:
                 rows.append([0.02, 0.95, 0.03])
         return np.asarray(rows, np.float32)
@@ -436,3 +440,18 @@ def test_the_fast_path_is_its_own_checker_and_not_a_default(
 
     with pytest.raises(UnknownCheckerError, match="nli-fast"):
         registry.load_checker("nli-fast", device="cpu")
+
+
+def test_a_sentence_is_quoted_only_when_it_contradicts_the_claim_alone(onnx_nli: Path) -> None:
+    """A claim the joined evidence contradicts, though no sentence does by itself, names no
+    sentence: quoting the 'most contradicting' one would point the editor at the wrong place."""
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+    checker._onnx.predict = _Rules().predict  # type: ignore[union-attr,method-assign]
+    src = parse("The bridge was opened by the mayor on Tuesday. The bridge is closed on Mondays.")
+    (result,) = checker.score([PairInput(1, src, parse("The bridge is open every day."))])
+    assert result.sentences[0].score < 0.05
+    assert result.sentences[0].detail == (
+        "contradicted by the source read as a whole (no one sentence alone)"
+    )
