@@ -142,7 +142,9 @@ def best_matches(output: Encoded, source: Encoded) -> tuple[np.ndarray, np.ndarr
     """Per output piece: the best cosine to any source piece, and that source piece's index."""
     if len(output.ids) == 0 or len(source.ids) == 0:
         return np.zeros(len(output.ids), np.float32), np.zeros(len(output.ids), np.int64)
-    sims = output.states @ source.states.T
+    # numpy's own loop, not BLAS: a multi-threaded BLAS rounds differently with its thread
+    # count (a Ray worker has one), and a pair's scores must not depend on where it ran
+    sims = np.einsum("ik,jk->ij", output.states, source.states)
     best = sims.argmax(1)
     return sims[np.arange(len(best)), best].astype(np.float32), best
 
