@@ -6,10 +6,15 @@ controller, the settings or the pair list, through the review session.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QDialog
 
 from app.gui.actions import show_key_hints
 from app.gui.session import ReviewSession
+
+if TYPE_CHECKING:
+    from app.gui.stats import StatsDialog
 
 
 class ReviewMenu:
@@ -54,20 +59,26 @@ class ReviewMenu:
         show_key_hints(self.session.actions, judging.keys_text)
         self.session.redraw_header()
 
-    def show_stats(self) -> None:
+    def stats_dialog(self) -> StatsDialog | None:
+        """The statistics of the open project as shown (checker, version, threshold)."""
         session = self.session
         if session.project is None:
-            return
+            return None
         from app.gui.stats import StatsDialog
 
-        StatsDialog(
+        return StatsDialog(
             session.project,
             session.checker,
             session.version,
             session.judging.checker_label,
             session.threshold,
             session.window(),
-        ).exec()
+        )
+
+    def show_stats(self) -> None:
+        dialog = self.stats_dialog()
+        if dialog is not None:
+            dialog.exec()
 
     def toggle_unfamiliar_first(self) -> None:
         from app.gui.familiarity import toggle_unfamiliar_first

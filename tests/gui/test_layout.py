@@ -52,16 +52,8 @@ def test_splitter_positions_are_kept_between_sessions(qtbot, settings, demo_path
 
 # ---------------------------------------------------------------------- item 10
 def stats(window: MainWindow):  # type: ignore[no-untyped-def]
-    from app.gui.stats import StatsDialog
 
-    return StatsDialog(
-        window.session.project,  # type: ignore[arg-type]
-        window.session.checker,
-        window.session.version,
-        window.judging.checker_label,
-        window.threshold.value(),
-        window,
-    )
+    return window.review_menu.stats_dialog()
 
 
 def test_the_statistics_window_shows_every_page_title_whole(qtbot, window) -> None:  # type: ignore[no-untyped-def]

@@ -110,18 +110,11 @@ def test_a_calibrated_threshold_does_not_follow_another_version(qtbot, win: Main
 
 
 def test_stats_has_the_learning_plots(win: MainWindow) -> None:
-    from app.gui.stats import StatsDialog
 
     win.actions_["calibrate"].trigger()
     assert win.session.project is not None
-    dialog = StatsDialog(
-        win.session.project,
-        win.session.checker,
-        win.session.version,
-        win.judging.checker_label,
-        win.threshold.value(),
-        win,
-    )
+    dialog = win.review_menu.stats_dialog()
+    assert dialog is not None
     names = [p.name for p in dialog.plots]
     assert "reliability" in names and "agreement vs threshold" in names
     rel = dialog.plots[names.index("reliability")].fig.axes[0]

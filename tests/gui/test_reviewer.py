@@ -90,7 +90,6 @@ def test_file_merge_brings_another_reviewers_judgments(window, tmp_path: Path, q
 
 
 def test_statistics_has_a_reviewer_agreement_tab(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from app.gui.stats import StatsDialog
 
     w = window
     assert w.session.project is not None and w.judging.bundle is not None
@@ -100,13 +99,8 @@ def test_statistics_has_a_reviewer_agreement_tab(window, qtbot, tmp_path: Path) 
         for oid, lab in zip(ids, labels, strict=True):
             label = "supported" if lab == "S" else "unsupported"
             w.session.project.judge(JudgmentKey(oid), JudgmentValue(label, "accept"))
-    stats = StatsDialog(
-        w.session.project,
-        w.session.checker,
-        w.session.version,
-        w.judging.checker_label,
-        w.threshold.value(),
-    )
+    stats = w.review_menu.stats_dialog()
+    assert stats is not None
     qtbot.addWidget(stats)
     tab = stats.agreement_tab
     assert stats.tabs.tabText(stats.tabs.indexOf(tab)) == "Reviewer agreement"

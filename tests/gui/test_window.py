@@ -235,17 +235,11 @@ def test_analysis_runs_in_the_background_and_close_joins(qtbot, settings, small_
 
 def test_stats_and_dialogs(qtbot, window, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app.gui.dialogs import ImportDialog, RelabelDialog
-    from app.gui.stats import StatsDialog
 
     w: MainWindow = window
     key(qtbot, w, Qt.Key.Key_1)
-    stats = StatsDialog(
-        w.session.project,
-        w.session.checker,
-        w.session.version,
-        w.judging.checker_label,
-        w.threshold.value(),
-    )
+    stats = w.review_menu.stats_dialog()
+    assert stats is not None
     qtbot.addWidget(stats)
     for plot in stats.plots:
         plot.save(str(tmp_path / f"{plot.name}.png"))
