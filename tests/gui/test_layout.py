@@ -52,7 +52,6 @@ def test_splitter_positions_are_kept_between_sessions(qtbot, settings, demo_path
 
 # ---------------------------------------------------------------------- item 10
 def stats(window: MainWindow):  # type: ignore[no-untyped-def]
-
     return window.review_menu.stats_dialog()
 
 
