@@ -2,8 +2,9 @@
 
 The head reads, per output sentence, the logit of the bundled combined probability and the
 standardised logits of the components the combiner weighs (the DAE sentence score and lowest
-arc, sentence support, alignment), and gives a new probability that the sentence is supported:
-``σ(w · [logit p, z_dae, z_dae_min, z_support, z_align] + b)``. With ``w = (1, 0, 0, 0, 0)`` and
+arc, sentence support, alignment, the claims' NLI judgment), and gives a new probability that the
+sentence is supported: ``σ(w · [logit p, z_dae, z_dae_min, z_support, z_align, z_nli] + b)``.
+With ``w = (1, 0, 0, 0, 0, 0)`` and
 ``b = 0`` it is the bundled model exactly, which is where fitting starts and what its penalty
 pulls towards (:mod:`models.training.adapt`). The lexical rule enters through the bundled
 probability only: its scores are not stored in a project, and the head must be computable from
@@ -32,7 +33,7 @@ from models.errors import ModelLoadError
 
 KIND = "factdesk-project-head"
 #: Component features the head reads beside the bundled probability (all stored in projects).
-HEAD_FEATURES = ("dae", "dae_min", "support", "align")
+HEAD_FEATURES = ("dae", "dae_min", "support", "align", "nli")
 
 
 class Head:

@@ -185,49 +185,30 @@ def fit_arc_head(
 
 # ---------------------------------------------------------------------- the replay file
 def build_replay(data_dir: Path, work: Path, out: Path = REPLAY_FILE) -> dict[str, Any]:
-    """Write the combiner's training rows (pair features, labels) from the cached scores the
-    combiner stage left in ``work`` (one ``combine_<checker>_*.pkl`` per component)."""
-    import pickle
-
-    from models.training.calibration_data import training_side_records
-    from models.training.combine import UNSEEN, pair_features
+    """Write the combiner's training rows (pair features, labels): the rows
+    :func:`models.training.combine.collect` fits on, from the scores it keeps in ``work`` (the
+    bundled components are loaded to name them; an output not scored yet is scored)."""
+    from models.training.combine import collect, load_components
 
     combiner = load_combiner()
-    # the outputs the combiner is fitted on (models.training.combine.collect), in its order
-    records = [
-        r for r in training_side_records(data_dir) if r.faithful is not None and r.dataset in UNSEEN
-    ]
+    checkers = load_components(combiner.features)
     wanted = combiner.spec.get("components", {})
-    results: dict[str, list] = {}
-    for name in combiner.components:
-        for f in sorted(work.glob(f"combine_{name}_*.pkl")):
-            with f.open("rb") as fh:
-                scores = pickle.load(fh)
-            if len(scores) == len(records) and scores[0].version == wanted.get(name):
-                results[name] = scores
-                break
-        else:
-            raise ModelNotFoundError(
-                f"{work}: no cached '{name}' scores of version {wanted.get(name)}; "
-                "run python -m models.training.combine first"
-            )
-    rows = [
-        pair_features(
-            combiner.features,
-            {n: r[k] for n, r in results.items()},
-            len(results[combiner.components[0]][k].sentences),
+    stale = [n for n, c in checkers.items() if wanted.get(n) not in (None, c.version)]
+    if stale:
+        raise ModelNotFoundError(
+            f"the combiner was fitted on other versions of {', '.join(stale)}: "
+            "run python -m models.training.combine first"
         )
-        for k in range(len(records))
-    ]
-    keep = [k for k in range(len(records)) if any(v is not None for v in rows[k])]
+    nli_rows = int(combiner.spec.get("trained_on", {}).get("nli_pairs", 0))
+    x, y = collect(data_dir, work, checkers, combiner.features, lambda _: None, nli_rows)
     spec = {
         "kind": REPLAY_KIND,
         "combiner": combiner.version,
         "features": combiner.features,
-        "x": [rows[k] for k in keep],
-        "y": [int(records[k].faithful or 0) for k in keep],
+        "x": [[None if np.isnan(v) else float(v) for v in row] for row in x],
+        "y": [int(v) for v in y],
         "note": "pair features (lowest sentence value per signal) and labels of the "
-        "training-side outputs the combiner was fitted on (models.training.combine)",
+        "training-side rows the combiner was fitted on (models.training.combine)",
     }
     out.write_text(json.dumps(spec), encoding="utf-8")
     return spec

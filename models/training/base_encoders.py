@@ -72,9 +72,19 @@ def resolve_base(
     return _checked(path)
 
 
+#: Written by :func:`unpack`: where the packed encoder came from.
+PACK_SOURCE = "pack_source.txt"
+
+
 def describe(name: str | Path) -> str:
-    """Where a base encoder came from, for a trained model's config."""
-    return DESCRIPTIONS.get(str(name), str(name))
+    """Where a base encoder came from, for a trained model's config (an unpacked copy names its
+    origin and its int8 rounding)."""
+    if str(name) in DESCRIPTIONS:
+        return DESCRIPTIONS[str(name)]
+    source = Path(name) / PACK_SOURCE
+    if source.is_file():
+        return source.read_text(encoding="utf-8").strip()
+    return str(name)
 
 
 def _checked(path: Path) -> Path:
@@ -257,6 +267,7 @@ def pack(
     part_mib: float = 15.0,
     int8: bool = False,
     int8_min_elements: int = 1 << 16,
+    source: str = "",
 ) -> list[Path]:
     """Write a base encoder as small files to carry to a machine with no package index.
 
@@ -264,7 +275,8 @@ def pack(
     per row (a quarter of the fp32 bytes; the rounding is far below what fine-tuning moves),
     in a safetensors file cut into ``part_mib`` pieces; config and tokenizer files go whole.
     Matrices under ``int8_min_elements`` (layer norms, biases, small tables) stay fp16.
-    :func:`unpack` rebuilds a directory that ``AutoModel`` loads.
+    :func:`unpack` rebuilds a directory that ``AutoModel`` loads; ``source`` (where the encoder
+    came from) goes with it into the trained model's config.
     """
     import json
 
@@ -298,7 +310,7 @@ def pack(
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
-    manifest = {"parts": len(parts), "bytes": len(blob), "int8": int8}
+    manifest = {"parts": len(parts), "bytes": len(blob), "int8": int8, "source": source}
     (dst / PACK_MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     return parts
 
@@ -363,6 +375,9 @@ def unpack(src: Path | Sequence[Path], dst: Path) -> Path:
         found = find(name)
         if found is not None:
             shutil.copyfile(found, dst / name)
+    rounding = "large matrices rounded to int8 per row" if manifest.get("int8") else "fp16"
+    origin = manifest.get("source") or "a packed encoder"
+    (dst / PACK_SOURCE).write_text(f"{origin}; carried packed ({rounding})\n", encoding="utf-8")
     return _checked(dst)
 
 
@@ -403,7 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.half_copy is not None:
             path = half_copy(path, args.half_copy)
         if args.pack is not None:
-            parts = pack(path, args.pack, part_mib=args.part_mib, int8=args.int8)
+            parts = pack(
+                path, args.pack, part_mib=args.part_mib, int8=args.int8, source=describe(args.name)
+            )
             print(f"{len(parts)} parts in {args.pack}", file=sys.stderr)
     except (ModelNotFoundError, ModelLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -20,6 +20,20 @@ def _epochs(training: dict) -> str:
         return "epochs unknown"
 
 
+def _where_trained(training: dict) -> str:
+    """"2 CPU cores", or the GPU run with its low-rank adapter, from a training record."""
+    if training.get("device") != "cuda":
+        return "2 CPU cores"
+    rank = training.get("lora_rank") or 0
+    how = (
+        f"LoRA of rank {rank} on every encoder matrix, biases, layer norms and head in full, "
+        "merged into the base before export"
+        if rank
+        else "every weight"
+    )
+    return f"a lent GPU ({how})"
+
+
 def nli_part(bundle: Path) -> list[str]:
     """The card bullet of the three-way NLI model (``nli/``), when the bundle has it."""
     path = bundle / "nli" / "config.json"
@@ -53,9 +67,10 @@ def nli_part(bundle: Path) -> list[str]:
         "word-pieces), int8 with the head in fp32, run one pair at a time (its scores do not "
         "depend on what else is analysed). Judges every output sentence claim by claim against "
         f"the claim's joined evidence (`nli`, a default checker; {role}); "
-        '"No." answers by the contradiction of the claim they deny. Trained on 2 CPU '
-        f"cores by `python -m models.training.nli_model` ({training.get('pairs_seen', '?')} "
-        f"pairs, {training.get('steps', '?')} steps of batch {training.get('batch_size', '?')}, "
+        '"No." answers by the contradiction of the claim they deny. Trained on '
+        f"{_where_trained(training)} by `python -m models.training.nli_model` "
+        f"({training.get('pairs_seen', '?')} pairs, {training.get('epochs', '?')} passes over "
+        f"the mix, {training.get('steps', '?')} steps of batch {training.get('batch_size', '?')}, "
         f"lr {training.get('lr', '?')}, {training.get('precision', '?')}, max length "
         f"{training.get('max_length', '?')}, seed {training.get('seed', '?')}, "
         f"{training.get('minutes', '?')} min at {training.get('pairs_per_second', '?')} pairs/s; "
@@ -90,10 +105,16 @@ def _later_parts(bundle: Path) -> list[str]:
         lines.append(
             "* `combiner.json` - the combined score (default shown checker): class-balanced L2 "
             "logistic regression on the standardised logits of each checker's sentence score "
-            f"(weights: {weights}; bias {cb['bias']:+.2f}), fitted on "
-            f"{cb['trained_on']['outputs']} training-side outputs "
-            f"({cb['trained_on']['faithful']} faithful); cross-validated AUC there "
-            f"{cb['cv_auc']:.3f}."
+            f"(weights: {weights}; bias {cb['bias']:+.2f}; fitted monotone: a weight that "
+            "came out negative is 0), fitted on "
+            f"{cb['trained_on']['outputs']} training-side rows "
+            f"({cb['trained_on']['faithful']} faithful"
+            + (
+                f"; {n} of them held-out NLI dev-slice pairs beside the summaries"
+                if (n := cb["trained_on"].get("nli_pairs"))
+                else ""
+            )
+            + f"); cross-validated AUC there {cb['cv_auc']:.3f}."
         )
     if (bundle / "combiner_replay.json").is_file():
         lines.append(

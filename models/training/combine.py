@@ -1,10 +1,12 @@
-"""Fit the combined score on training-side labelled summaries only.
+"""Fit the combined score on training-side labelled data only.
 
 ``python -m models.training.combine --data ../shared/data [--out FILE] [--model-dir DIR]``
 scores the training side (:mod:`models.training.calibration_data`) with the component checkers,
 keeps the outputs that no model was trained on (FRANK, SummEval and Polytope outputs of
-training-side documents: the span sets' outputs were the arc model's training targets),
-takes each output's weakest sentence per signal (the pair score of every checker is its lowest
+training-side documents: the span sets' outputs were the arc model's training targets), adds as
+many held-out NLI pairs that no model but the NLI model has read (its dev slice, which it never
+trained on: short sources and one-claim outputs, as answers and fact-checks read; ``--nli-rows
+0`` leaves them out), takes each output's weakest sentence per signal (the pair score of every checker is its lowest
 sentence), and fits an L2 logistic regression of the human label on the standardised logits.
 Repeated stratified cross-validation on the same training side picks the penalty and is reported
 in the file; nothing of the held-out evaluation data is read.
@@ -29,6 +31,13 @@ Log = Callable[[str], None]
 PENALTIES = (1e-3, 1e-2, 1e-1, 1.0)
 #: Datasets whose outputs no model here was trained on (their training-side documents only).
 UNSEEN = ("frank_valid", "summeval", "polytope")
+#: NLI files the arc/support model never read (``models.training.examples`` reads ``nli/`` and
+#: ``nli/extra/``): their dev-slice pairs are new to every model but the NLI model, which holds
+#: them out (:func:`models.training.nli_data.training_mix`).
+NLI_UNSEEN_PREFIXES = ("nli/extra2/", "nli/extra3/")
+#: How many such pairs join the summaries (about as many as there are summaries: neither kind
+#: of text outweighs the other).
+NLI_ROWS = 300
 
 
 def pair_features(
@@ -70,19 +79,37 @@ def cv_auc(z: np.ndarray, y: np.ndarray, l2: float, repeats: int = 3, folds: int
 
 
 def fit_combiner(
-    features: Sequence[str], x: np.ndarray, y: np.ndarray, versions: dict[str, str]
+    features: Sequence[str],
+    x: np.ndarray,
+    y: np.ndarray,
+    versions: dict[str, str],
+    trained_on: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """The combiner file's content: features, standardisation, weights, and the CV figures."""
+    """The combiner file's content: features, standardisation, weights, and the CV figures.
+
+    The fit is monotone: every component is a probability that the text is supported, so none
+    may lower the combined probability as it rises. A feature whose weight comes out negative
+    (two correlated signals pulling apart, such as a sentence's mean and lowest arc) is set to
+    0 and the rest refitted, one at a time, most negative first. It stays in the file: the
+    project head (:mod:`models.checkers.adapted`) reads its standardisation.
+    """
     from models.training.logistic import fit
 
     z, mean, sd = standardise(x)
-    scores = {l2: cv_auc(z, y, l2) for l2 in PENALTIES}
-    l2 = max(scores, key=lambda k: scores[k])
-    w, b = fit(z, y, l2=l2, balanced=True)
+    active = list(range(len(features)))
+    while True:
+        za = z[:, active]
+        scores = {l2: cv_auc(za, y, l2) for l2 in PENALTIES}
+        l2 = max(scores, key=lambda k: scores[k])
+        wa, b = fit(za, y, l2=l2, balanced=True)
+        if wa.min() >= 0 or len(active) == 1:
+            break
+        del active[int(np.argmin(wa))]
     # The penalty shrinks the scale as well as the direction: refit the scale and the offset
     # (Platt, class-balanced) so that the output is a calibrated probability again.
-    (scale,), b = fit((z @ w)[:, None], y, l2=0.0, balanced=True)
-    w = w * scale
+    (scale,), b = fit((za @ wa)[:, None], y, l2=0.0, balanced=True)
+    w = np.zeros(len(features))
+    w[active] = wa * scale
     single = {f: auc(np.nan_to_num(x[:, k], nan=0.5), y) for k, f in enumerate(features)}
     return {
         "kind": KIND,
@@ -92,17 +119,37 @@ def fit_combiner(
         "weights": w.tolist(),
         "bias": b,
         "l2": l2,
-        "trained_on": {"outputs": int(len(y)), "faithful": int(y.sum())},
+        "trained_on": {"outputs": int(len(y)), "faithful": int(y.sum()), **(trained_on or {})},
         "cv_auc": scores[l2],
         "single_feature_auc": single,
         "components": versions,
     }
 
 
+def nli_pairs(data_dir: Path, n: int = NLI_ROWS, seed: int = 13) -> list[tuple[str, str, float]]:
+    """(premise, hypothesis, entailed) of ``n`` dev-slice pairs of :data:`NLI_UNSEEN_PREFIXES`
+    files (seeded): claims of one or a few sentences against a short source, as an answer or a
+    fact-check reads, beside the summaries."""
+    import random
+
+    from models.training.nli_data import training_mix
+
+    _, dev = training_mix(data_dir, seed=seed)
+    pool = [p for p in dev if p.path.startswith(NLI_UNSEEN_PREFIXES)]
+    pool = random.Random(seed).sample(pool, min(n, len(pool)))
+    return [(p.premise, p.hypothesis, float(p.label == "entailment")) for p in pool]
+
+
 def collect(
-    data_dir: Path, work: Path, checkers: dict[str, Any], features: Sequence[str], log: Log
+    data_dir: Path,
+    work: Path,
+    checkers: dict[str, Any],
+    features: Sequence[str],
+    log: Log,
+    nli_rows: int = NLI_ROWS,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pair features and labels of every labelled training-side output."""
+    """Pair features and labels of every labelled training-side output, and of ``nli_rows``
+    held-out NLI pairs (:func:`nli_pairs`)."""
     from models.training.calibration_data import parse_cache, training_side_records
 
     # Only outputs the arc/support model never learnt from: its training targets (the span sets'
@@ -111,20 +158,28 @@ def collect(
     records = [
         r for r in training_side_records(data_dir) if r.faithful is not None and r.dataset in UNSEEN
     ]
+    texts = [(r.document, r.summary, float(r.faithful)) for r in records]
+    if nli_rows:
+        texts += nli_pairs(data_dir, nli_rows)
     cache = parse_cache(work)
-    docs = cache.parse([r.document for r in records], log)
-    outs = cache.parse([r.summary for r in records], log)
+    docs = cache.parse([t[0] for t in texts], log)
+    outs = cache.parse([t[1] for t in texts], log)
     cache.save()
     batch = [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
-    results = {}
-    for name, checker in checkers.items():
-        results[name] = _scores(work, name, checker, batch, log)
+    # the two kinds are scored (and their scores kept on disk) apart: a refit with more or fewer
+    # NLI pairs re-scores only those
+    cut = len(records)
+    results = {
+        name: _scores(work, name, checker, batch[:cut], log)
+        + (_scores(work, name, checker, batch[cut:], log) if cut < len(batch) else [])
+        for name, checker in checkers.items()
+    }
     rows = [
         pair_features(features, {n: r[k] for n, r in results.items()}, len(item.output.sentences))
         for k, item in enumerate(batch)
     ]
     x = np.array([[np.nan if v is None else v for v in r] for r in rows], np.float64)
-    y = np.array([r.faithful for r in records], np.float64)
+    y = np.array([t[2] for t in texts], np.float64)
     keep = ~np.isnan(x).all(1)
     return x[keep], y[keep]
 
@@ -153,6 +208,25 @@ def _scores(work: Path, name: str, checker: Any, batch: list[PairInput], log: Lo
     return scores
 
 
+def load_components(
+    features: Sequence[str], *, model_dir: Path | None = None, aligner_dir: Path | None = None
+) -> dict[str, Any]:
+    """The checkers that give ``features`` (bundled, or the arc/support model and aligner
+    named)."""
+    from models.checkers.align import AlignChecker
+    from models.registry import load_checker
+
+    checkers: dict[str, Any] = {}
+    for name in dict.fromkeys(FEATURES[f][0] for f in features):
+        if name == "align":
+            checkers[name] = AlignChecker(aligner_dir, device="auto")
+        elif name in ("dae", "support") and model_dir is not None:
+            checkers[name] = load_checker(name, model_dir=model_dir)
+        else:
+            checkers[name] = load_checker(name)
+    return checkers
+
+
 def build(
     data_dir: Path,
     out: Path,
@@ -161,23 +235,15 @@ def build(
     model_dir: Path | None = None,
     aligner_dir: Path | None = None,
     features: Sequence[str] = tuple(FEATURES),
+    nli_rows: int = NLI_ROWS,
     log: Log = print,
 ) -> dict[str, Any]:
     """Score, fit and write the combiner file (atomically)."""
-    from models.checkers.align import AlignChecker
-    from models.registry import load_checker
-
-    wanted = list(dict.fromkeys(FEATURES[f][0] for f in features))
-    checkers: dict[str, Any] = {}
-    for name in wanted:
-        if name == "align":
-            checkers[name] = AlignChecker(aligner_dir, device="auto")
-        elif name in ("dae", "support") and model_dir is not None:
-            checkers[name] = load_checker(name, model_dir=model_dir)
-        else:
-            checkers[name] = load_checker(name)
-    x, y = collect(data_dir, work, checkers, features, log)
-    spec = fit_combiner(features, x, y, {n: c.version for n, c in checkers.items()})
+    checkers = load_components(features, model_dir=model_dir, aligner_dir=aligner_dir)
+    x, y = collect(data_dir, work, checkers, features, log, nli_rows)
+    spec = fit_combiner(
+        features, x, y, {n: c.version for n, c in checkers.items()}, {"nli_pairs": nli_rows}
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(spec, indent=2), encoding="utf-8")
@@ -196,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", type=Path, default=None, help="arc/support model to use")
     parser.add_argument("--aligner-dir", type=Path, default=None)
     parser.add_argument("--features", nargs="*", default=list(FEATURES))
+    parser.add_argument(
+        "--nli-rows", type=int, default=NLI_ROWS, help="held-out NLI pairs beside the summaries"
+    )
     args = parser.parse_args(argv)
     build(
         args.data,
@@ -204,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         model_dir=args.model_dir,
         aligner_dir=args.aligner_dir,
         features=args.features,
+        nli_rows=args.nli_rows,
     )
     return 0
 

@@ -337,7 +337,14 @@ def qa_dev_premises(data_dir: Path) -> frozenset[tuple[str, str]]:
     )
 
 
-def trained_premises(data_dir: Path, seed: int = 13, scale: float = 1.0) -> frozenset[str]:
+#: The bundled model's mix: caps scaled by 100, i.e. every training-side pair of every file (the
+#: caps size a CPU run that sees only part of the mix; a smaller scale samples a subset of it).
+BUNDLED_SCALE = 100.0
+
+
+def trained_premises(
+    data_dir: Path, seed: int = 13, scale: float = BUNDLED_SCALE
+) -> frozenset[str]:
     """Every premise of the training mix (what a held-out evaluation must not contain)."""
     train, _ = training_mix(data_dir, seed=seed, scale=scale)
     return frozenset(p.premise for p in train)
@@ -347,7 +354,7 @@ def training_mix(
     data_dir: Path,
     *,
     seed: int = 13,
-    scale: float = 1.0,
+    scale: float = BUNDLED_SCALE,
     files: Sequence[NliFile] = NLI_FILES,
 ) -> tuple[list[NliPair], list[NliPair]]:
     """The training pairs and the dev slice of every ``train`` file.
@@ -400,3 +407,50 @@ def describe_mix(pairs: Sequence[NliPair]) -> dict[str, dict[str, int]]:
     for p in pairs:
         out.setdefault(p.path, Counter())[p.label] += 1
     return {k: dict(v) for k, v in sorted(out.items())}
+
+
+def write_mix(
+    path: Path,
+    train: Sequence[NliPair],
+    dev: Sequence[NliPair],
+    benchmarks: dict[str, Sequence[NliPair]],
+) -> int:
+    """Write a training mix, its dev slice and held-out sets as one xz-compressed JSON-lines
+    file (to carry to a machine without the shared data folder); returns its size in bytes.
+
+    Each line is ``{"set": "train"|"dev"|<held-out file>, "path", "premise", "hypothesis",
+    "label"}``; the training order is kept.
+    """
+    import lzma
+
+    tmp = path.with_name(path.name + ".tmp")
+    with lzma.open(tmp, "wt", encoding="utf-8", preset=6) as fh:
+        for name, pairs in (("train", train), ("dev", dev), *benchmarks.items()):
+            for p in pairs:
+                row = {"set": name, "path": p.path, "premise": p.premise}
+                row |= {"hypothesis": p.hypothesis, "label": p.label}
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path.stat().st_size
+
+
+def read_mix(path: Path) -> dict[str, list[NliPair]]:
+    """The sets of a :func:`write_mix` file by name (``train``, ``dev``, held-out files).
+
+    Raises:
+        InputError: the file is missing or a line is not a mix row (line named).
+    """
+    import lzma
+
+    if not path.is_file():
+        raise InputError("mix file not found", path=str(path))
+    sets: dict[str, list[NliPair]] = {}
+    with lzma.open(path, "rt", encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                row = json.loads(line)
+                pair = NliPair(row["path"], row["premise"], row["hypothesis"], row["label"])
+                sets.setdefault(row["set"], []).append(pair)
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputError(f"not a mix row: {exc}", path=str(path), line=n) from exc
+    return sets

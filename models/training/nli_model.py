@@ -22,6 +22,20 @@ writes ``OUT/ckpt`` (checkpoints), ``OUT/hf`` (a Hugging Face directory the ``nl
 loads through torch), ``OUT/onnx`` (the exported model with ``config.json``: ``id2label``,
 ``version``, ``max_length``, the training record and the held-out accuracy) and copies the export
 to ``--install``. ``--max-steps 200 --no-export`` is the probe that sizes a run.
+
+On a lent GPU machine (no package index, no shared data folder, 64 MiB carried each way per
+call), the bundled model was trained in three steps:
+
+1. here: ``--write-mix .dev/mix.jsonl.xz --scale 100`` (the whole licence-cleared mix, dev slice
+   and held-out sets, 16 MiB) and ``python -m models.training.base_encoders mpnet --pack
+   .dev/mpnet_pack --int8`` (110 MB in parts, carried over two calls);
+2. there: ``--base <unpacked> --mix mix.jsonl.xz --device cuda --lora 32 --lr 4e-4
+   --batch-size 64 --epochs 3 --minutes N --torch-eval --no-export`` (``--resume`` with a larger
+   ``--minutes`` goes on); it returns ``OUT/adapter`` (24 MB: the low-rank matrices, biases,
+   layer norms and head, :mod:`models.training.lora`) and the torch held-out figures;
+3. here: ``--base <the same unpacked pack> --adapter ADAPTER --install resources/models/nli``
+   merges the adapter into the base it trained on, exports and scores the held-out sets through
+   the app's runtime.
 """
 
 from __future__ import annotations
@@ -46,12 +60,15 @@ from models.training.nli_data import (
     ANLI,
     BENCHMARK_MNLI,
     BENCHMARK_SNLI,
+    BUNDLED_SCALE,
     FILES_BY_PATH,
     LABELS,
     NOT_ENTAILED,
     NliPair,
     held_out,
+    read_mix,
     training_mix,
+    write_mix,
 )
 
 Log = Callable[[str], None]
@@ -155,10 +172,13 @@ def lr_factor(step: int, total: int, warmup: int) -> float:
     return (step + 1) / w if step < w else max(0.0, (total - step) / max(1, total - w))
 
 
-def bf16_supported() -> bool:
-    """Whether this CPU runs bf16 matrix work natively (AVX512-BF16 or AMX)."""
+def bf16_supported(device: str = "cpu") -> bool:
+    """Whether the device runs bf16 matrix work natively (a CPU with AVX512-BF16 or AMX; a CUDA
+    GPU of compute capability 8 or more)."""
     import torch
 
+    if device.startswith("cuda"):
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
     try:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):
@@ -166,7 +186,12 @@ def bf16_supported() -> bool:
 
 
 def predict_logits(
-    model: Any, items: Sequence[Item], *, batch_size: int = 64, bf16: bool = False
+    model: Any,
+    items: Sequence[Item],
+    *,
+    batch_size: int = 64,
+    bf16: bool = False,
+    device: str = "cpu",
 ) -> Any:
     """Logits for encoded items (length-sorted batches, ``inference_mode``), in item order."""
     import torch
@@ -177,12 +202,14 @@ def predict_logits(
     out = torch.zeros((len(items), len(LABELS)))
     was_training = model.training
     model.eval()
-    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+    autocast = torch.autocast(device.split(":")[0], dtype=torch.bfloat16, enabled=bf16)
+    with torch.inference_mode(), autocast:
         for lo in range(0, len(order), batch_size):
             idx = order[lo : lo + batch_size]
             batch = collate([items[i] for i in idx], with_types=with_types, pad_id=pad)
             batch.pop("labels")
-            out[idx] = model(**batch).logits.float()
+            batch = {k: v.to(device) for k, v in batch.items()}
+            out[idx] = model(**batch).logits.float().cpu()
     model.train(was_training)
     return out
 
@@ -220,9 +247,13 @@ def train(
     checkpoint_minutes: float = 10.0,
     resume: bool = False,
     precision: str = "auto",
+    device: str = "cpu",
+    epochs: int = 1,
+    lora_rank: int = 0,
     log: Log = print,
 ) -> dict[str, Any]:
-    """Fine-tune one pass over ``pairs`` (or as much as ``minutes`` allows); saves a HF directory.
+    """Fine-tune ``epochs`` passes over ``pairs`` (or as much as ``minutes`` allows); saves a HF
+    directory.
 
     Args:
         base_dir: the base encoder's Hugging Face directory.
@@ -233,7 +264,12 @@ def train(
             speed and ends at the budget. None = the whole pass.
         max_steps: stop after this many steps (the probe, or a smoke test).
         resume: go on from ``out_dir/ckpt/last.pt`` (same pairs, seed and settings).
-        precision: ``bf16`` (autocast), ``fp32`` or ``auto`` (bf16 where the CPU has it).
+        precision: ``bf16`` (autocast), ``fp32`` or ``auto`` (bf16 where the device has it).
+        device: ``cpu`` or ``cuda`` (a lent GPU machine).
+        epochs: passes over ``pairs``, each in its own seeded batch order.
+        lora_rank: above 0, train low-rank adapters (:mod:`models.training.lora`) instead of
+            every weight; ``out_dir/adapter`` then holds what trained (small enough to carry
+            back), and ``out_dir/hf`` the merged model.
 
     Returns:
         The training record for the config and the card.
@@ -245,25 +281,26 @@ def train(
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    bf16 = precision == "bf16" or (precision == "auto" and bf16_supported())
+    bf16 = precision == "bf16" or (precision == "auto" and bf16_supported(device))
+    kind = device.split(":")[0]
     tokenizer = load_tokenizer(base_dir / "tokenizer.json")
     items = encode(tokenizer, pairs, max_length)
     dev_items = encode(tokenizer, dev, max_length)
-    batches = length_batches(items, batch_size, rng)
+    batches = [b for _ in range(max(1, epochs)) for b in length_batches(items, batch_size, rng)]
     planned = len(batches) if max_steps is None else min(max_steps, len(batches))
     model = build_classifier(base_dir)
+    if lora_rank:
+        from models.training.lora import add_lora
+
+        add_lora(model, lora_rank)
+    model.to(device)
     with_types = takes_token_types(model)
     pad = int(getattr(model.config, "pad_token_id", 0) or 0)
     no_decay = ("bias", "LayerNorm.weight")
+    trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
-        {
-            "params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
-            "weight_decay": 0.01,
-        },
-        {
-            "params": [p for n, p in model.named_parameters() if n.endswith(no_decay)],
-            "weight_decay": 0.0,
-        },
+        {"params": [p for n, p in trained if not n.endswith(no_decay)], "weight_decay": 0.01},
+        {"params": [p for n, p in trained if n.endswith(no_decay)], "weight_decay": 0.0},
     ]
     opt = torch.optim.AdamW(groups, lr=lr)
     ckpt_dir = out_dir / "ckpt"
@@ -274,8 +311,7 @@ def train(
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["optimizer"])
         state = saved["state"]
-        if minutes is None:
-            state["total"] = planned  # the new run's plan (a budget re-sizes it as it goes)
+        state["total"] = planned  # the new run's plan (a budget re-sizes it as it goes)
         log(
             f"resumed at step {state['step']} of {state['total']} ({state['elapsed'] / 60:.1f} min)"
         )
@@ -283,8 +319,10 @@ def train(
     model.train()
     log(
         f"training on {len(items)} pairs, {len(batches)} batches of {batch_size} "
-        f"(planned {planned} steps), lr {lr}, max_length {max_length}, {threads} threads, "
-        f"{'bf16 autocast' if bf16 else 'fp32'}, dev {len(dev_items)} pairs"
+        f"x {max(1, epochs)} epochs (planned {planned} steps), lr {lr}, max_length {max_length}, "
+        f"{device if kind == 'cuda' else f'{threads} threads'}, "
+        f"{'bf16 autocast' if bf16 else 'fp32'}, "
+        f"{f'LoRA rank {lora_rank}, ' if lora_rank else ''}dev {len(dev_items)} pairs"
     )
 
     def set_lr(step: int) -> None:
@@ -293,7 +331,8 @@ def train(
             group["lr"] = lr * factor
 
     def checkpoint() -> None:
-        acc = accuracy_of(predict_logits(model, dev_items, bf16=bf16), dev_items)
+        logits = predict_logits(model, dev_items, bf16=bf16, device=device)
+        acc = accuracy_of(logits, dev_items)
         state["dev"].append((state["step"], round(acc, 4)))
         if acc > state["best"]:
             state["best"] = acc
@@ -315,13 +354,14 @@ def train(
     step = state["step"]
     while step < state["total"]:
         batch = collate(batches[step], with_types=with_types, pad_id=pad)
+        batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
         targets = batch.pop("labels")
         set_lr(step)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        with torch.autocast(kind, dtype=torch.bfloat16, enabled=bf16):
             logits = model(**batch).logits
         loss = mixed_loss(logits, targets)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_([p for _, p in trained], 1.0)
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
@@ -344,13 +384,15 @@ def train(
             last_ckpt = time.monotonic()
     checkpoint()
     model.eval()
+    if lora_rank:
+        from models.training.lora import merge_lora, save_adapter
+
+        save_adapter(model, out_dir / "adapter", {"kind": KIND, "base": str(base_dir)})
+        merge_lora(model)
     hf_dir = out_dir / "hf"
     hf_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(hf_dir)
-    shutil.copyfile(base_dir / "tokenizer.json", hf_dir / "tokenizer.json")
-    for name in ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
-        if (base_dir / name).is_file():
-            shutil.copyfile(base_dir / name, hf_dir / name)
+    model.cpu().save_pretrained(hf_dir)
+    copy_tokenizer(base_dir, hf_dir)
     used = pairs[: state["seen"]] if state["seen"] < len(pairs) else pairs
     return {
         "pairs_seen": state["seen"],
@@ -361,11 +403,72 @@ def train(
         "max_length": max_length,
         "seed": seed,
         "precision": "bf16 autocast" if bf16 else "fp32",
+        "device": "cuda" if kind == "cuda" else "cpu",
+        "epochs": round(state["seen"] / max(1, len(pairs)), 2),
+        "lora_rank": lora_rank,
         "minutes": round(state["elapsed"] / 60, 1),
         "pairs_per_second": round(state["seen"] / max(state["elapsed"], 1e-9), 1),
         "dev_accuracy": state["dev"],
         "mix": dict(Counter(p.path for p in used)),
     }
+
+
+def copy_tokenizer(base_dir: Path, hf_dir: Path) -> None:
+    """Copy the base encoder's tokenizer files beside a saved model."""
+    shutil.copyfile(base_dir / "tokenizer.json", hf_dir / "tokenizer.json")
+    for name in ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
+        if (base_dir / name).is_file():
+            shutil.copyfile(base_dir / name, hf_dir / name)
+
+
+def merge_adapter(base_dir: Path, adapter_dir: Path, hf_dir: Path) -> dict[str, Any]:
+    """The base encoder with a trained LoRA adapter merged in, saved as a HF directory (what
+    :func:`export` reads); returns the adapter's manifest.
+
+    The base must be the one the adapter trained on (the same packed weights).
+    """
+    from models.training.lora import apply_adapter
+
+    model = build_classifier(base_dir)
+    manifest = apply_adapter(model, adapter_dir)
+    hf_dir.mkdir(parents=True, exist_ok=True)
+    model.eval().save_pretrained(hf_dir)
+    copy_tokenizer(base_dir, hf_dir)
+    return manifest
+
+
+def torch_held_out(
+    hf_dir: Path,
+    sets: dict[str, Sequence[NliPair]],
+    *,
+    max_length: int = 256,
+    device: str = "cpu",
+    bf16: bool = False,
+) -> dict[str, dict[str, float]]:
+    """Three-way accuracy and entailed-vs-rest AUC of a saved HF model on held-out sets, run
+    through torch (a quick figure on the training machine; the card's figures come from the
+    exported model through the app's runtime, :func:`accuracy`)."""
+    import numpy as np
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from models.encoding import load_tokenizer
+    from models.evaluation import auc
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(hf_dir), local_files_only=True)
+    model.to(device).eval()
+    tokenizer = load_tokenizer(hf_dir / "tokenizer.json")
+    out = {}
+    for name, pairs in sets.items():
+        items = encode(tokenizer, pairs, max_length)
+        probs = torch.softmax(predict_logits(model, items, bf16=bf16, device=device), -1).numpy()
+        gold = np.array([p.label == "entailment" for p in pairs], dtype=float)
+        out[name] = {
+            "accuracy": round(accuracy_of(torch.from_numpy(probs), items), 4),
+            "auc_entailed": round(float(auc(probs[:, 0] - probs[:, 2], gold)), 4),
+            "items": len(pairs),
+        }
+    return out
 
 
 def export(hf_dir: Path, out_dir: Path, config: dict[str, Any], *, quantize: bool = True) -> Path:
@@ -441,7 +544,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--base", default="mpnet", help="base encoder: mpnet, minilm or a HF directory")
     ap.add_argument("--data", type=Path, default=None, help="the shared data folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="checkpoints, HF model, export")
-    ap.add_argument("--scale", type=float, default=1.0, help="scale the capped files' share")
+    ap.add_argument(
+        "--scale", type=float, default=BUNDLED_SCALE, help="scale the capped files' share"
+    )
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--max-length", type=int, default=256)
@@ -452,6 +557,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--checkpoint-minutes", type=float, default=10.0)
     ap.add_argument("--resume", action="store_true", help="go on from OUT/ckpt/last.pt")
     ap.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (a lent GPU machine)")
+    ap.add_argument("--epochs", type=int, default=1, help="passes over the training mix")
+    ap.add_argument("--lora", type=int, default=0, help="train LoRA adapters of this rank")
+    ap.add_argument(
+        "--mix", type=Path, default=None, help="read the mix from this write-mix file, not --data"
+    )
+    ap.add_argument(
+        "--write-mix", type=Path, default=None, help="write the mix and held-out sets here, stop"
+    )
+    ap.add_argument(
+        "--adapter", type=Path, default=None, help="merge this LoRA adapter into --base, export"
+    )
+    ap.add_argument(
+        "--torch-eval", action="store_true", help="after training, score the held-out sets (torch)"
+    )
     ap.add_argument("--no-export", action="store_true", help="train only")
     ap.add_argument("--export-only", action="store_true", help="export and evaluate OUT/hf")
     ap.add_argument("--eval-items", type=int, default=None, help="held-out items per file (all)")
@@ -465,9 +585,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir = args.data or default_data_dir()
     hf_dir = args.out / "hf"
     record_file = args.out / "training.json"
-    if not args.export_only:
-        base_dir = resolve_base(args.base)
+    held_names = (BENCHMARK_MNLI, BENCHMARK_SNLI, ANLI)
+    if args.write_mix is not None:
         pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
+        held = {name: held_out(data_dir, name, args.eval_items, args.seed) for name in held_names}
+        size = write_mix(args.write_mix, pairs, dev, held)
+        log(f"wrote {args.write_mix}: {len(pairs)} training pairs, {size / 2**20:.1f} MiB")
+        return 0
+    mix = read_mix(args.mix) if args.mix is not None else None
+    if args.adapter is not None:
+        manifest = merge_adapter(resolve_base(args.base), args.adapter, hf_dir)
+        record = json.loads((args.adapter / "training.json").read_text(encoding="utf-8"))
+        record["base"] = describe(args.base)
+        record["adapter"] = {"rank": manifest["rank"], "scale": manifest["scale"]}
+        record_file.parent.mkdir(parents=True, exist_ok=True)
+        record_file.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        log(f"merged the rank-{manifest['rank']} adapter into {hf_dir}")
+    elif not args.export_only:
+        base_dir = resolve_base(args.base)
+        if mix is not None:
+            pairs, dev = mix["train"], mix["dev"]
+        else:
+            pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
         record = train(
             base_dir,
             pairs,
@@ -483,11 +622,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_minutes=args.checkpoint_minutes,
             resume=args.resume,
             precision=args.precision,
+            device=args.device,
+            epochs=args.epochs,
+            lora_rank=args.lora,
             log=log,
         )
         record["base"] = describe(args.base)
+        if args.torch_eval:
+            sets = mix or {n: held_out(data_dir, n, args.eval_items, args.seed) for n in held_names}
+            record["held_out_torch"] = torch_held_out(
+                hf_dir,
+                {n: sets[n] for n in held_names if n in sets},
+                max_length=args.max_length,
+                device=args.device,
+                bf16=bf16_supported(args.device),
+            )
         record_file.write_text(json.dumps(record, indent=2), encoding="utf-8")
         log(f"trained: {json.dumps(record)}")
+        if args.lora:
+            shutil.copyfile(record_file, args.out / "adapter" / "training.json")
     if args.no_export:
         return 0
     record = json.loads(record_file.read_text(encoding="utf-8"))
@@ -502,7 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     export(hf_dir, onnx_dir, config)
     results = {}
-    for source in (BENCHMARK_MNLI, BENCHMARK_SNLI, ANLI):
+    for source in held_names:
         pairs = held_out(data_dir, source, args.eval_items, args.seed)
         results[source] = accuracy(onnx_dir, pairs)
         log(f"held-out {source}: {results[source]}")

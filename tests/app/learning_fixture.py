@@ -31,6 +31,7 @@ def values(k: int) -> dict[str, float]:
         "support": 0.3 + 0.4 * ((k * 3) % 7) / 6,
         "align": 0.9 - 0.8 * ((k * 7) % 10) / 9,
         "lexical": 0.5,
+        "nli": 0.2 + 0.6 * ((k * 5) % 8) / 7,
     }
 
 
@@ -66,12 +67,14 @@ def components() -> dict[str, Fake]:
         "support": Fake("support", "fs1"),
         "align": Fake("align", "fa1"),
         "lexical": Fake("lexical", LexicalArcChecker.version),
+        "nli": Fake("nli", "fn1"),
     }
 
 
 def checkers() -> list:
     parts = components()
-    return [parts["dae"], parts["support"], parts["align"], CombinedChecker(load_combiner(), parts)]
+    combined = CombinedChecker(load_combiner(), parts)
+    return [parts["dae"], parts["support"], parts["align"], parts["nli"], combined]
 
 
 def build(

@@ -139,7 +139,9 @@ def test_a_packed_encoder_unpacks_from_parts_spread_over_folders(
     from models.training.base_encoders import pack, unpack
 
     src = tiny_mpnet_dir(tmp_path / "model")
-    parts = pack(src, tmp_path / "pack", part_mib=0.002, int8=int8, int8_min_elements=64)
+    parts = pack(
+        src, tmp_path / "pack", part_mib=0.002, int8=int8, int8_min_elements=64, source=str(src)
+    )
     assert len(parts) >= 2
     if int8:  # smaller than the fp16 pack of the same model
         fp16 = pack(src, tmp_path / "fp16", part_mib=0.002)
@@ -158,6 +160,11 @@ def test_a_packed_encoder_unpacks_from_parts_spread_over_folders(
     cos = torch.nn.functional.cosine_similarity(x, y, dim=-1)
     assert float(cos.min()) > 0.999
     assert (out / "tokenizer.json").read_bytes() == (src / "tokenizer.json").read_bytes()
+    # a model trained on the unpacked copy names where it came from and how it was rounded
+    from models.training.base_encoders import describe
+
+    assert describe(out).startswith(str(src)) and "carried packed" in describe(out)
+    assert ("int8" in describe(out)) == int8
     # a part left behind is named
     (second / parts[-1].name).unlink()
     with pytest.raises(ModelNotFoundError, match=parts[-1].name.replace(".", r"\.")):

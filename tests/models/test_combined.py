@@ -12,7 +12,8 @@ from models.checkers.combined import KIND, CombinedChecker, Combiner, logit
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError
 from models.evaluation import auc, stratified_folds
-from models.training.combine import fit_combiner, pair_features
+from models.training.combine import fit_combiner, pair_features, standardise
+from models.training.logistic import fit
 
 
 def _spec(features: list[str], weights: list[float], bias: float = 0.0) -> dict:
@@ -112,6 +113,23 @@ def test_fit_finds_the_informative_feature() -> None:
     assert spec["cv_auc"] > 0.8
     p = Combiner(spec).predict([[v if v == v else None for v in row] for row in x.tolist()])
     assert auc(p, y) > 0.8
+
+
+def test_no_component_may_lower_the_combined_score_as_it_rises() -> None:
+    """Two correlated signals fitted together pull apart (one weight turns negative); the fit
+    zeroes that one, keeps it in the file and refits the rest."""
+    rng = np.random.default_rng(3)
+    y = (rng.uniform(size=800) < 0.5).astype(float)
+    signal = 0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.12, 800)
+    mean = np.clip(signal, 0.01, 0.99)
+    # the lowest arc: the same signal plus noise that runs against the label
+    low = np.clip(signal - 0.2 * y + rng.normal(0, 0.05, 800), 0.01, 0.99)
+    x = np.stack([mean, low], 1)
+    free, _ = fit(standardise(x)[0], y, l2=1e-3, balanced=True)
+    assert free[1] < 0  # what an unconstrained fit does here
+    spec = fit_combiner(["dae", "dae_min"], x, y, {"dae": "v"})
+    assert spec["features"] == ["dae", "dae_min"] and spec["weights"][1] == 0.0
+    assert spec["weights"][0] > 0 and spec["cv_auc"] > 0.8
 
 
 def test_stratified_folds_partition_and_balance() -> None:

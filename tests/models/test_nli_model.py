@@ -388,6 +388,12 @@ def test_the_card_names_the_nli_model_and_its_held_out_accuracy(tmp_path: Path) 
     (line,) = nli_part(tmp_path)
     assert "`abc123`" in line and "entailment / neutral / contradiction" in line
     assert "`mnli_dev_matched_from_hans_repo.tsv` 51.3% (1000 items)" in line
+    assert "Trained on 2 CPU cores" in line
+    config["training"] |= {"device": "cuda", "lora_rank": 32, "epochs": 2.3}
+    (tmp_path / "nli" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (line,) = nli_part(tmp_path)
+    assert "Trained on a lent GPU (LoRA of rank 32 on every encoder matrix" in line
+    assert "2.3 passes over the mix" in line
 
 
 def test_a_sentence_longer_than_the_onnx_model_input_is_reported(onnx_nli: Path) -> None:
@@ -455,3 +461,18 @@ def test_a_sentence_is_quoted_only_when_it_contradicts_the_claim_alone(onnx_nli:
     assert result.sentences[0].detail == (
         "contradicted by the source read as a whole (no one sentence alone)"
     )
+
+
+def test_a_resumed_run_with_a_time_budget_goes_on_past_the_last_plan(tmp_path: Path) -> None:
+    """A run that ended (its schedule at zero) and is resumed with a larger budget trains on: the
+    plan is the new run's, not the checkpoint's (it once stopped at once, having "finished")."""
+    from models.training.nli_model import train
+
+    base = _tiny_base(tmp_path / "base")
+    common = {"batch_size": 4, "max_length": 32, "precision": "fp32", "log": lambda _: None}
+    first = train(base, _pairs(), _pairs()[:4], tmp_path / "run", max_steps=2, **common)
+    assert first["steps"] == 2
+    more = train(
+        base, _pairs(), _pairs()[:4], tmp_path / "run", minutes=60, epochs=2, resume=True, **common
+    )
+    assert more["steps"] == 6 and more["pairs_seen"] == 24  # two passes over 12 pairs
