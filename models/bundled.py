@@ -94,6 +94,30 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
     return CombinedChecker(combiner, parts, answers)
 
 
+def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
+    from models.checkers.combined import FAST_FILE, FastCombinedChecker, load_combiner
+    from models.registry import load_checker
+
+    combiner = load_combiner(FAST_FILE)
+    parts = {
+        name: load_checker(
+            "nli-fast" if name == "nli" else name,
+            device=device,
+            model_dir=model_dir if name in ("dae", "support", "grounding") else None,
+        )
+        for name in combiner.components
+    }
+    return FastCombinedChecker(combiner, parts, None if "nli" in parts else _answers(device))
+
+
+def _combined_fast_available() -> bool:
+    from models.checkers.combined import FAST_FILE
+    from models.checkers.nli import FAST_DIR
+    from models.checkers.nli import bundled_available as nli_available
+
+    return _combined_available() and FAST_FILE.is_file() and nli_available(FAST_DIR)
+
+
 def _answers(device: DevicePref) -> Checker | None:
     """The bundled three-way NLI checker that judges yes/no answers, when it is installed."""
     from models.arc_runtime import default_retriever
@@ -126,6 +150,16 @@ register(
         _align,
         available=_align_available,
         default=True,
+    )
+)
+# The fast path's shown score: selectable, never a default (it misses more).
+register(
+    CheckerEntry(
+        "combined-fast",
+        "combined score (fast NLI)",
+        "arc",
+        _combined_fast,
+        available=_combined_fast_available,
     )
 )
 # Registered last: the window shows the latest arc-level checker first, and this is the best one.

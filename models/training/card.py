@@ -116,6 +116,18 @@ def _later_parts(bundle: Path) -> list[str]:
             )
             + f"); cross-validated AUC there {cb['cv_auc']:.3f}."
         )
+    fast = bundle / "combiner_fast.json"
+    if fast.is_file():
+        cf = json.loads(fast.read_text(encoding="utf-8"))
+        weights = ", ".join(
+            f"{f} {w:+.2f}" for f, w in zip(cf["features"], cf["weights"], strict=True)
+        )
+        lines.append(
+            "* `combiner_fast.json` - the fast path's combined score (`combined-fast`, selectable, "
+            f"not a default): the same fit with `{cf.get('nli_checker', 'nli')}` giving the nli "
+            f"feature (weights: {weights}; bias {cf['bias']:+.2f}); cross-validated AUC "
+            f"{cf['cv_auc']:.3f} on the same rows."
+        )
     if (bundle / "combiner_replay.json").is_file():
         lines.append(
             "* `combiner_replay.json` - the combiner's training rows (pair features and labels), "

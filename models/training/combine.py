@@ -209,10 +209,14 @@ def _scores(work: Path, name: str, checker: Any, batch: list[PairInput], log: Lo
 
 
 def load_components(
-    features: Sequence[str], *, model_dir: Path | None = None, aligner_dir: Path | None = None
+    features: Sequence[str],
+    *,
+    model_dir: Path | None = None,
+    aligner_dir: Path | None = None,
+    nli_checker: str = "nli",
 ) -> dict[str, Any]:
     """The checkers that give ``features`` (bundled, or the arc/support model and aligner
-    named)."""
+    named; ``nli_checker`` gives the ``nli`` feature: ``nli-fast`` for the fast path's fit)."""
     from models.checkers.align import AlignChecker
     from models.registry import load_checker
 
@@ -223,7 +227,7 @@ def load_components(
         elif name in ("dae", "support") and model_dir is not None:
             checkers[name] = load_checker(name, model_dir=model_dir)
         else:
-            checkers[name] = load_checker(name)
+            checkers[name] = load_checker(nli_checker if name == "nli" else name)
     return checkers
 
 
@@ -236,14 +240,19 @@ def build(
     aligner_dir: Path | None = None,
     features: Sequence[str] = tuple(FEATURES),
     nli_rows: int = NLI_ROWS,
+    nli_checker: str = "nli",
     log: Log = print,
 ) -> dict[str, Any]:
     """Score, fit and write the combiner file (atomically)."""
-    checkers = load_components(features, model_dir=model_dir, aligner_dir=aligner_dir)
+    checkers = load_components(
+        features, model_dir=model_dir, aligner_dir=aligner_dir, nli_checker=nli_checker
+    )
     x, y = collect(data_dir, work, checkers, features, log, nli_rows)
     spec = fit_combiner(
         features, x, y, {n: c.version for n, c in checkers.items()}, {"nli_pairs": nli_rows}
     )
+    if "nli" in checkers:
+        spec["nli_checker"] = nli_checker
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(spec, indent=2), encoding="utf-8")
@@ -265,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--nli-rows", type=int, default=NLI_ROWS, help="held-out NLI pairs beside the summaries"
     )
+    parser.add_argument(
+        "--nli-checker", default="nli", help="the checker giving the nli feature (nli-fast: the "
+        "fast path's combiner, resources/models/combiner_fast.json)"
+    )
     args = parser.parse_args(argv)
     build(
         args.data,
@@ -274,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         aligner_dir=args.aligner_dir,
         features=args.features,
         nli_rows=args.nli_rows,
+        nli_checker=args.nli_checker,
     )
     return 0
 

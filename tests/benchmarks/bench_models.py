@@ -14,7 +14,8 @@ pair, its ratio to the DAE reference (the DAE paper's architecture at ELECTRA-ba
 on the same parse, evidence windows and arcs), peak RSS and the bundled models' size on disk.
 
 When the fast path's model is installed (``resources/models/nli_fast``, the ``nli-fast``
-checker), the same pairs are timed again with it in place of ``nli`` and printed below.
+checker), the same pairs are timed again with it in place of ``nli``, and ``combined-fast`` (the
+combined score fitted on its scores) in place of ``combined``, and printed below.
 
 ``--nli-dir DIR`` measures with the exported NLI model in DIR as if it were the bundled one
 (``resources/models/nli``): the process reads a copy of ``resources/`` made of links, with
@@ -113,11 +114,16 @@ class Timed:
         return out
 
 
+#: What the fast path runs in place of each default checker.
+FAST_IN_PLACE = {"nli": "nli-fast", "combined": "combined-fast"}
+
+
 def fast_checkers() -> list[str]:
-    """The fast path: the default checkers with ``nli-fast`` in place of ``nli``."""
+    """The fast path: the default checkers with ``nli-fast`` in place of ``nli`` and the
+    combined score that reads it (``combined-fast``) in place of ``combined``."""
     from models.registry import default_checkers
 
-    return ["nli-fast" if n == "nli" else n for n in default_checkers()]
+    return [FAST_IN_PLACE.get(n, n) for n in default_checkers()]
 
 
 def default_path(repeats: int, fast: bool = False) -> dict[str, Any]:

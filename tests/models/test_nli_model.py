@@ -476,3 +476,34 @@ def test_a_resumed_run_with_a_time_budget_goes_on_past_the_last_plan(tmp_path: P
         base, _pairs(), _pairs()[:4], tmp_path / "run", minutes=60, epochs=2, resume=True, **common
     )
     assert more["steps"] == 6 and more["pairs_seen"] == 24  # two passes over 12 pairs
+
+
+def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights(
+    onnx_nli: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``combined-fast`` puts ``nli-fast`` in the combined score's ``nli`` slot, weighs it by
+    its own combiner file, and is never a default (the fast path once ran the MPNet model
+    inside ``combined``, as slow as the default path)."""
+    import models.checkers.combined as combined
+    import models.checkers.nli as nli
+    from models import registry
+
+    monkeypatch.setattr(nli, "FAST_DIR", onnx_nli)
+    spec = json.loads(combined.FAST_FILE.read_text(encoding="utf-8"))
+    assert spec["nli_checker"] == "nli-fast" and "nli" in spec["features"]
+    spec["weights"] = [0.0] * len(spec["features"])
+    spec["weights"][spec["features"].index("nli")] = 1.0  # only the fast model counts
+    fast_file = tmp_path / "combiner_fast.json"
+    fast_file.write_text(json.dumps(spec), encoding="utf-8")
+    monkeypatch.setattr(combined, "FAST_FILE", fast_file)
+    checker = registry.load_checker("combined-fast", device="cpu")
+    assert checker.name == "combined-fast" and "combined-fast" not in registry.default_checkers()
+    fast = registry.load_checker("nli-fast", device="cpu")
+    assert checker._components["nli"].version == fast.version
+    src, out = parse("The mayor opened the bridge."), parse("The mayor closed the bridge.")
+    (got,) = checker.score([PairInput(1, src, out)])
+    (alone,) = fast.score([PairInput(1, src, out)])
+    k = spec["features"].index("nli")
+    z = (combined.logit(np.array([alone.score])) - spec["mean"][k]) / spec["sd"][k]
+    want = 1 / (1 + np.exp(-(z[0] + spec["bias"])))
+    assert got.score == pytest.approx(float(want), abs=1e-6)
