@@ -20,8 +20,15 @@ def _epochs(training: dict) -> str:
         return "epochs unknown"
 
 
+def _weights(spec: dict) -> str:
+    """A combiner file's weights as "feature +w, ..."."""
+    return ", ".join(
+        f"{f} {w:+.2f}" for f, w in zip(spec["features"], spec["weights"], strict=True)
+    )
+
+
 def _where_trained(training: dict) -> str:
-    """"2 CPU cores", or the GPU run with its low-rank adapter, from a training record."""
+    """The "2 CPU cores", or the GPU run with its low-rank adapter, from a training record."""
     if training.get("device") != "cuda":
         return "2 CPU cores"
     rank = training.get("lora_rank") or 0
@@ -99,9 +106,7 @@ def _later_parts(bundle: Path) -> list[str]:
     combiner = bundle / "combiner.json"
     if combiner.is_file():
         cb = json.loads(combiner.read_text(encoding="utf-8"))
-        weights = ", ".join(
-            f"{f} {w:+.2f}" for f, w in zip(cb["features"], cb["weights"], strict=True)
-        )
+        weights = _weights(cb)
         lines.append(
             "* `combiner.json` - the combined score (default shown checker): class-balanced L2 "
             "logistic regression on the standardised logits of each checker's sentence score "
@@ -119,9 +124,7 @@ def _later_parts(bundle: Path) -> list[str]:
     fast = bundle / "combiner_fast.json"
     if fast.is_file():
         cf = json.loads(fast.read_text(encoding="utf-8"))
-        weights = ", ".join(
-            f"{f} {w:+.2f}" for f, w in zip(cf["features"], cf["weights"], strict=True)
-        )
+        weights = _weights(cf)
         lines.append(
             "* `combiner_fast.json` - the fast path's combined score (`combined-fast`, selectable, "
             f"not a default): the same fit with `{cf.get('nli_checker', 'nli')}` giving the nli "

@@ -275,8 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         "--nli-rows", type=int, default=NLI_ROWS, help="held-out NLI pairs beside the summaries"
     )
     parser.add_argument(
-        "--nli-checker", default="nli", help="the checker giving the nli feature (nli-fast: the "
-        "fast path's combiner, resources/models/combiner_fast.json)"
+        "--nli-checker",
+        default="nli",
+        help="the checker giving the nli feature (nli-fast: the "
+        "fast path's combiner, resources/models/combiner_fast.json)",
     )
     args = parser.parse_args(argv)
     build(

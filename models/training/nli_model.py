@@ -448,27 +448,43 @@ def torch_held_out(
     """Three-way accuracy and entailed-vs-rest AUC of a saved HF model on held-out sets, run
     through torch (a quick figure on the training machine; the card's figures come from the
     exported model through the app's runtime, :func:`accuracy`)."""
-    import numpy as np
     import torch
     from transformers import AutoModelForSequenceClassification
 
     from models.encoding import load_tokenizer
-    from models.evaluation import auc
 
     model = AutoModelForSequenceClassification.from_pretrained(str(hf_dir), local_files_only=True)
     model.to(device).eval()
     tokenizer = load_tokenizer(hf_dir / "tokenizer.json")
+    id2label = {int(k): v for k, v in model.config.id2label.items()}
     out = {}
     for name, pairs in sets.items():
-        items = encode(tokenizer, pairs, max_length)
-        probs = torch.softmax(predict_logits(model, items, bf16=bf16, device=device), -1).numpy()
-        gold = np.array([p.label == "entailment" for p in pairs], dtype=float)
-        out[name] = {
-            "accuracy": round(accuracy_of(torch.from_numpy(probs), items), 4),
-            "auc_entailed": round(float(auc(probs[:, 0] - probs[:, 2], gold)), 4),
-            "items": len(pairs),
-        }
+        logits = predict_logits(
+            model, encode(tokenizer, pairs, max_length), bf16=bf16, device=device
+        )
+        out[name] = held_out_figures(torch.softmax(logits, -1).numpy(), id2label, pairs)
     return out
+
+
+def held_out_figures(
+    probs: Any, id2label: dict[int, str], pairs: Sequence[NliPair]
+) -> dict[str, float]:
+    """Three-way accuracy and the entailed-vs-rest AUC (ranked by P(entailment) −
+    P(contradiction)) of class probabilities for three-way labelled pairs."""
+    import numpy as np
+
+    from models.evaluation import auc
+
+    index = {label: k for k, label in id2label.items()}
+    names = [id2label[int(k)] for k in probs.argmax(axis=1)]
+    gold = np.array([p.label == "entailment" for p in pairs], dtype=float)
+    margin = probs[:, index["entailment"]] - probs[:, index["contradiction"]]
+    right = sum(n == p.label for n, p in zip(names, pairs, strict=True))
+    return {
+        "accuracy": round(right / max(1, len(pairs)), 4),
+        "auc_entailed": round(float(auc(margin, gold)), 4),
+        "items": len(pairs),
+    }
 
 
 def export(hf_dir: Path, out_dir: Path, config: dict[str, Any], *, quantize: bool = True) -> Path:
@@ -519,24 +535,11 @@ def export(hf_dir: Path, out_dir: Path, config: dict[str, Any], *, quantize: boo
 def accuracy(model_dir: Path, pairs: Sequence[NliPair], batch_size: int = 32) -> dict[str, float]:
     """Three-way accuracy and the entailed-vs-rest AUC of an exported model, through the app's
     own runtime."""
-    import numpy as np
-
     from models.checkers.nli import OnnxNLI
-    from models.evaluation import auc
 
     runtime = OnnxNLI(model_dir)
     probs = runtime.predict([p.premise for p in pairs], [p.hypothesis for p in pairs], batch_size)
-    names = [runtime.id2label[int(i)] for i in probs.argmax(axis=1)]
-    ent = [n for n, lab in runtime.id2label.items() if lab == "entailment"][0]
-    con = [n for n, lab in runtime.id2label.items() if lab == "contradiction"][0]
-    gold = np.array([p.label == "entailment" for p in pairs], dtype=float)
-    return {
-        "accuracy": round(
-            sum(n == p.label for n, p in zip(names, pairs, strict=True)) / max(1, len(pairs)), 4
-        ),
-        "auc_entailed": round(float(auc(probs[:, int(ent)] - probs[:, int(con)], gold)), 4),
-        "items": len(pairs),
-    }
+    return held_out_figures(probs, {int(k): v for k, v in runtime.id2label.items()}, pairs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

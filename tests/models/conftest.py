@@ -25,6 +25,16 @@ def tokenizer_json() -> Path:
     return Path(gt.__file__).parent / "model" / "tokenizer.json"
 
 
+def tiny_bert_base(path: Path) -> Path:
+    """A tiny random BERT base encoder directory (weights, config, tokenizer) to train on."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    transformers.BertModel(transformers.BertConfig(**TINY_ENCODER)).save_pretrained(str(path))
+    (path / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
+    return path
+
+
 @pytest.fixture(scope="session")
 def tiny_trainer_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A trainer directory (torch weights + config + tokenizer) of a tiny random model."""

@@ -8,18 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.models.conftest import TINY_ENCODER, tokenizer_json
+from tests.models.conftest import TINY_ENCODER, tiny_bert_base, tokenizer_json
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("safetensors")
-
-
-def _tiny_base(path: Path) -> Path:
-    torch.manual_seed(0)
-    transformers.BertModel(transformers.BertConfig(**TINY_ENCODER)).save_pretrained(str(path))
-    (path / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
-    return path
 
 
 def _pairs() -> list:
@@ -41,7 +34,7 @@ def test_lora_trains_only_the_adapter_and_merges_into_the_trained_model(tmp_path
     from models.training.lora import ADAPTER_MANIFEST
     from models.training.nli_model import merge_adapter, train
 
-    base = _tiny_base(tmp_path / "base")
+    base = tiny_bert_base(tmp_path / "base")
     record = train(
         base,
         _pairs(),
@@ -92,7 +85,7 @@ def test_an_adapter_with_a_missing_part_or_another_base_is_refused(tmp_path: Pat
     from models.training.lora import add_lora, read_adapter, save_adapter
     from models.training.nli_model import build_classifier, merge_adapter
 
-    base = _tiny_base(tmp_path / "base")
+    base = tiny_bert_base(tmp_path / "base")
     model = build_classifier(base)
     add_lora(model, 2)
     save_adapter(model, tmp_path / "adapter", {"kind": "test"}, part_mib=0.01)

@@ -12,7 +12,7 @@ import pytest
 from models.checkers.base import PairInput
 from models.parsing import parse
 from models.training.data import default_data_dir, split_of
-from tests.models.conftest import TINY_ENCODER, tokenizer_json
+from tests.models.conftest import TINY_ENCODER, tiny_bert_base, tokenizer_json
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -94,13 +94,6 @@ def test_the_two_way_loss_is_the_log_of_not_entailed_mass() -> None:
     assert binary.item() == pytest.approx(-torch.log(probs[1, 1] + probs[1, 2]).item(), rel=1e-5)
 
 
-def _tiny_base(path: Path) -> Path:
-    torch.manual_seed(0)
-    transformers.BertModel(transformers.BertConfig(**TINY_ENCODER)).save_pretrained(str(path))
-    (path / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
-    return path
-
-
 def _pairs() -> list:
     from models.training.nli_data import NliPair
 
@@ -123,7 +116,7 @@ def test_training_runs_checkpoints_resumes_and_exports_a_runtime_model(tmp_path:
     from models.training.nli_data import LABELS
     from models.training.nli_model import export, train
 
-    base = _tiny_base(tmp_path / "base")
+    base = tiny_bert_base(tmp_path / "base")
     pairs = _pairs()
     logs: list[str] = []
     record = train(
@@ -468,7 +461,7 @@ def test_a_resumed_run_with_a_time_budget_goes_on_past_the_last_plan(tmp_path: P
     plan is the new run's, not the checkpoint's (it once stopped at once, having "finished")."""
     from models.training.nli_model import train
 
-    base = _tiny_base(tmp_path / "base")
+    base = tiny_bert_base(tmp_path / "base")
     common = {"batch_size": 4, "max_length": 32, "precision": "fp32", "log": lambda _: None}
     first = train(base, _pairs(), _pairs()[:4], tmp_path / "run", max_steps=2, **common)
     assert first["steps"] == 2
