@@ -182,13 +182,18 @@ def build_windows(
     count_tokens: TokenCounter = count_words,
     retriever: Retriever | None = None,
     reserved: int = 3,
+    size: int | None = None,
 ) -> list[Evidence]:
     """Choose evidence for each output sentence within a token budget.
 
-    The whole source is used when it fits beside the output sentence; otherwise the best-ranked
-    source sentences that fit are packed in rank order and kept in source order. Separately,
-    ``ranked`` holds the best few sentences to show (see the module docstring): text relevance,
-    fused with the retriever's scores where the retriever ran (sources too long for the window).
+    With no ``size``, the whole source is used when it fits beside the output sentence;
+    otherwise the best-ranked source sentences that fit are packed in rank order and kept in
+    source order. With a ``size``, the window is the ``size`` most relevant sentences (text
+    relevance fused with the retriever's ranks), packed the same way: a narrow window a model
+    reads as closely as a premise of one or a few sentences, whatever the source's length; its
+    ``omitted`` counts the relevant sentences passed over, before it was full, as too long. Separately, ``ranked`` holds
+    the best few sentences to show (see the module docstring): text relevance, fused with the
+    retriever's scores where the retriever ran.
 
     Args:
         source: the parsed source.
@@ -197,6 +202,7 @@ def build_windows(
         count_tokens: the checker's token counter.
         retriever: ranks source sentences; :class:`LexicalRetriever` when None.
         reserved: tokens kept for special tokens.
+        size: at most this many sentences, the most relevant (None: as many as fit).
     """
     if not source.sentences:
         return [Evidence((), "", 0, "the source has no text") for _ in sentences]
@@ -212,19 +218,28 @@ def build_windows(
                 Evidence((), "", 0, f"output sentence longer than the model input ({max_tokens})")
             )
             continue
-        if total <= budget:
+        if size is None and total <= budget:
             chosen = list(range(len(source.sentences)))
             omitted = 0
         else:
             if ranks is None:
                 ranks = (retriever or LexicalRetriever()).rank(source, sentences)
-            order = sorted(range(len(lengths)), key=lambda i: (-ranks[n][i], i))
+            # the retriever's order packs the budget window (as the models were trained); its
+            # order fused with text relevance picks a sized one (a figure or a rare name decides)
+            rank = (
+                ranks[n]
+                if size is None
+                else fuse_rankings(text_relevance(source_texts, sentence.text), ranks[n])
+            )
+            order = sorted(range(len(lengths)), key=lambda i: (-rank[i], i))
             chosen, used, omitted = [], 0, 0
             for i in order:
+                if size is not None and len(chosen) == size:
+                    break
                 if used + lengths[i] <= budget:
                     chosen.append(i)
                     used += lengths[i]
-                elif ranks[n][i] > 0:
+                elif rank[i] > 0:
                     omitted += 1
             chosen.sort()
         if not chosen:

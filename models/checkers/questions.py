@@ -41,6 +41,7 @@ from models.checkers.base import (
     pair_score,
 )
 from models.document import ParsedText, Sentence, Token
+from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, number_value
 
 NOT_ASKED = "no name or number to ask about"
 YES_NO = "a yes/no answer: its names and figures are the question's"
@@ -96,41 +97,6 @@ class Finding:
     polarity: bool = False  # the same answer, but one side negates the event and the other not
 
 
-_UNITS = {
-    w: n
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * n
-    for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-    if n > 1
-}
-_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-
-
-def _value(words: Sequence[str]) -> float | None:
-    """The number a figure's words say ("4.2 million", "four million", "14,000"), else None."""
-    total, current, seen = 0.0, 0.0, False
-    for w in words:
-        w = w.lower().replace(",", "")
-        if w in _SCALES:
-            current = (current or 1.0) * _SCALES[w]
-            if _SCALES[w] >= 1e3:
-                total, current = total + current, 0.0
-        elif w in _UNITS or w in _TENS:
-            current += _UNITS.get(w, 0) + _TENS.get(w, 0)
-        else:
-            try:
-                current += float(w)
-            except ValueError:
-                return None
-        seen = True
-    return total + current if seen else None
-
-
 def _range(text: str) -> tuple[float, float] | None:
     """The bounds of a written range ("10-11", "4–5"), else None."""
     found = re.fullmatch(r"(\d+(?:\.\d+)?)\s*[-–]\s*(\d+(?:\.\d+)?)", text.replace(",", ""))
@@ -138,19 +104,8 @@ def _range(text: str) -> tuple[float, float] | None:
 
 
 def _number(text: str) -> str:
-    v = _value([text])
+    v = number_value([text])
     return f"{v:g}" if v is not None else text.lower()
-
-
-#: Words before a figure that round it: up to the source's value ("more than 200,000" for
-#: 230,000), down to it ("under 3 weeks"), or near it ("about 4 million" for 4.2 million).
-AT_LEAST = frozenset("more over above exceed upwards".split())
-AT_MOST = frozenset("less fewer under below".split())
-NEAR = frozenset(
-    "about around approximately nearly almost roughly some just close estimate".split()
-)
-#: How far a figure said to be near the source's may be from it.
-ROUNDING = 0.15
 
 
 def _kind(tokens: Sequence[Token]) -> str:
@@ -259,7 +214,7 @@ def _answers(sentence: Sentence) -> list[Answer]:
                 sentence=sentence.index,
                 kind=kind,
                 words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
-                value=_value(nums) if nums and not _range(sentence.text[start:end]) else None,
+                value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
                 hedge=hedge,
                 text=sentence.text[start:end],
                 governor=slot[0].i,
@@ -337,7 +292,7 @@ class SourceIndex:
                     run = []
             if run:
                 runs.append(run)
-        self.values = {v for r in runs if (v := _value(r)) is not None}
+        self.values = {v for r in runs if (v := number_value(r)) is not None}
         self.names = {_name_word(w) for w in self.words}
 
     def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:

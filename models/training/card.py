@@ -72,8 +72,10 @@ def nli_part(bundle: Path) -> list[str]:
         f"{nli.get('base') or training.get('base') or 'base encoder not recorded'} with a "
         f"sequence-classification head, `evidence </s></s> claim` (max {nli['max_length']} "
         "word-pieces), int8 with the head in fp32, run one pair at a time (its scores do not "
-        "depend on what else is analysed). Judges every output sentence claim by claim against "
-        f"the claim's joined evidence (`nli`, a default checker; {role}); "
+        "depend on what else is analysed). Judges every output sentence claim by claim, each claim "
+        "against two evidence windows (its most relevant source sentence, and its five most "
+        "relevant joined in source order), keeping the better reading, with hedged figures read "
+        f"as the source states them (`nli`, a default checker; {role}); "
         '"No." answers by the contradiction of the claim they deny. Trained on '
         f"{_where_trained(training)} by `python -m models.training.nli_model` "
         f"({training.get('pairs_seen', '?')} pairs, {training.get('epochs', '?')} passes over "

@@ -45,6 +45,26 @@ def test_sentence_that_cannot_fit_is_reported_not_truncated() -> None:
     assert ev.text == ""
 
 
+def test_a_sized_window_holds_the_most_relevant_sentences_in_source_order() -> None:
+    src = parse(SOURCE)
+    out = parse("The council says a new library opened downtown on Monday.")
+    whole, one, two = (
+        build_windows(src, out.sentences, max_tokens=512, size=size)[0] for size in (None, 1, 2)
+    )
+    assert whole.sentence_indices == tuple(range(len(src.sentences)))  # the source fits
+    assert one.sentence_indices == (4,)  # "A new library opened downtown."
+    assert two.sentence_indices == (0, 4)  # and "The council met on Monday.", in source order
+    assert two.text == f"{src.sentences[0].text} {src.sentences[4].text}"
+    assert one.omitted == two.omitted == 0
+    # a relevant sentence too long for the budget is passed over, counted, and the next taken
+    out = parse("The bridge over the Tamsin River will close, the council said.")
+    budget = count_words(out.sentences[0].text) + count_words(src.sentences[0].text) + 3
+    (wide,) = build_windows(src, out.sentences, max_tokens=512, size=1)
+    (tight,) = build_windows(src, out.sentences, max_tokens=budget, size=1)
+    assert wide.sentence_indices == (2,)
+    assert tight.sentence_indices == (0,) and tight.omitted == 1
+
+
 def test_lexical_retriever_ranks_overlap_first() -> None:
     src, out = parse(SOURCE), parse("A library opened downtown.")
     ranks = LexicalRetriever().rank(src, out.sentences)[0]

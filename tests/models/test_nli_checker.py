@@ -58,12 +58,29 @@ def test_scores_every_sentence_by_its_support_margin(tmp_path: Path) -> None:
     assert all(s is not None and 0.0 <= s <= 1.0 for s in scores)
     assert result.score == min(scores)
     assert seen[-1] == (1, 1)  # progress counts pairs
-    # The checker reads the entailment and contradiction columns: compare with the model.
-    enc = checker._tokenizer(src.text, out.sentences[0].text, return_tensors="pt")
-    with torch.no_grad():
-        probs = torch.softmax(checker._model(**enc).logits, -1)[0]
-    want = support_margin(float(probs[1]), float(probs[0]))
-    assert scores[0] == pytest.approx(want, abs=1e-5)
+
+    # The checker reads the entailment and contradiction columns, against the most relevant
+    # source sentence and against the five most relevant (here the whole source), and keeps
+    # the better reading: compare with the model.
+    def margin(premise: str) -> float:
+        enc = checker._tokenizer(premise, out.sentences[0].text, return_tensors="pt")
+        with torch.no_grad():
+            probs = torch.softmax(checker._model(**enc).logits, -1)[0]
+        return support_margin(float(probs[1]), float(probs[0]))
+
+    readings = [margin(src.sentences[0].text), margin(src.text)]
+    assert scores[0] == pytest.approx(max(readings), abs=1e-5)
+    read: list[tuple[str, str]] = []
+    probs = checker._probs
+
+    def recording(premises, hypotheses):
+        read.extend(zip(premises, hypotheses, strict=True))
+        return probs(premises, hypotheses)
+
+    checker._probs = recording  # type: ignore[method-assign]
+    checker.score([PairInput(8, src, out)])
+    first = [p for p, h in read if h == out.sentences[0].text]
+    assert first[:2] == [src.sentences[0].text, src.text]
 
 
 def test_long_sentence_is_reported_not_truncated(tmp_path: Path) -> None:
@@ -143,3 +160,35 @@ def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path
         probs = torch.softmax(checker._model(**enc).logits, -1)[0]
     want = support_margin(float(probs[0]), float(probs[1]))  # contradiction over entailment
     assert result.sentences[0].score == pytest.approx(want, abs=1e-5)
+
+
+def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> None:
+    """ "About four million" of a source's 4.2 million is read as 4.2 million: the model judges
+    the claim, not the rounding; a figure the source does not satisfy is read as written."""
+    from models.checkers.nli import NLISentenceChecker
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    read: list[str] = []
+    probs = checker._probs
+
+    def recording(premises, hypotheses):
+        read.extend(hypotheses)
+        return probs(premises, hypotheses)
+
+    checker._probs = recording  # type: ignore[method-assign]
+    src = parse("The mayor opened the bridge on Tuesday. It cost 4.2 million euros.")
+    hedged = parse("It cost about four million euros.")
+    wrong = parse("It cost about nine million euros.")
+    got = checker.score([PairInput(1, src, hedged), PairInput(2, src, wrong)])
+    # each claim is read once per window; a flagged one again, sentence by sentence, to say why
+    assert set(read) == {"It cost 4.2 million euros.", "It cost about nine million euros."}
+    assert read[0] == "It cost 4.2 million euros."
+    # a flagged claim says how its figures were read (the random model flags both)
+    detail = got[0].sentences[0].detail
+    assert got[0].sentences[0].score < 0.5 and detail is not None
+    assert detail.endswith(
+        "(its figures read as the source states them: “about four million” as 4.2 million)"
+    )
+    assert "figures read" not in (got[1].sentences[0].detail or "")
+    assert all(r.sentences[0].score is not None for r in got)

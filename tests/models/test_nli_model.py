@@ -401,7 +401,7 @@ def test_a_sentence_longer_than_the_onnx_model_input_is_reported(onnx_nli: Path)
 
 
 def test_progress_counts_pairs_not_claims(onnx_nli: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker
+    from models.checkers.nli import WINDOW_SIZES, NLISentenceChecker
 
     checker = NLISentenceChecker(onnx_nli, device="cpu")
     src = parse("The mayor opened the bridge on Tuesday. The crowd cheered.")
@@ -412,7 +412,8 @@ def test_progress_counts_pairs_not_claims(onnx_nli: Path) -> None:
         batch_size=1,
         progress=lambda d, t: seen.append((d, t)),
     )
-    assert len(seen) == 6  # three claims a pair, one model call each
+    # three claims a pair, one model call each per evidence window
+    assert len(seen) == 2 * 3 * len(WINDOW_SIZES)
     assert all(t == 2 and 0 <= d <= 2 for d, t in seen) and seen[-1] == (2, 2)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 

@@ -1,0 +1,122 @@
+"""Figures, hedges and restating a hedged figure as the source states it."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.figures import find_figures, holds, number_value, place, restate_figures
+
+SOURCE = [
+    "A crowd of 6,412 watched Rovers beat Aldgate 3-1 on Saturday.",
+    "Velmora employs 3,870 people at nine sites and its revenue rose 9 percent to 412 million "
+    "pounds.",
+    "In the ballot, 71 percent of union members backed the deal, which ended the walkout in 2009.",
+    "The planet is roughly 1.6 times the size of Earth and circles its star every 18 days.",
+]
+
+
+def one(text: str):
+    (figure,) = find_figures(text)
+    return figure
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind", "hedge"),
+    [
+        ("about 6,400", 6400, "count", "near"),
+        ("just over four million", 4e6, "count", "above"),
+        ("nearly 3,900", 3900, "count", "below"),
+        ("more than a thousand", 1000, "count", "up"),
+        ("fewer than 40", 40, "count", "down"),
+        ("seven in ten", 70, "share", "near"),
+        ("two out of five", 40, "share", "near"),
+        ("nearly half", 50, "share", "below"),
+        ("three quarters", 75, "share", "near"),
+        ("71 percent", 71, "share", None),
+        ("4.2m", 4.2e6, "count", None),
+        ("forty-three", 43, "count", None),
+    ],
+)
+def test_a_figure_is_read_with_its_value_kind_and_hedge(text, value, kind, hedge):
+    f = one(f"They said {text} yesterday.")
+    assert (f.value, f.kind, f.hedge) == (pytest.approx(value), kind, hedge)
+    assert f.text == text
+
+
+def test_years_and_lone_articles_are_not_figures():
+    assert find_figures("She died in 1949 after a long life.") == []
+    assert [f.value for f in find_figures("It took over a year and cost 1,949 pounds.")] == [1949]
+
+
+def test_place_is_the_last_significant_digit():
+    assert (place(6400), place(13962), place(4.2), place(4e6)) == (100, 1, 0.1, 1e6)
+    assert number_value(["4.2", "million"]) == 4.2e6
+
+
+@pytest.mark.parametrize(
+    ("said", "stated", "ok"),
+    [
+        ("about 6,400", "6,412", True),
+        ("about 6,400", "6,520", False),  # one unit of the last digit, no more
+        ("some 270", "230", False),
+        ("nearly 3,900", "3,870", True),
+        ("nearly 3,900", "3,910", False),  # "nearly" is not above
+        ("just over 410 million", "412 million", True),
+        ("just over 410 million", "405 million", False),
+        ("more than 40", "43", True),
+        ("more than 40", "2 million", False),  # a bound is not said of a far figure
+        ("fewer than 40", "43", False),
+        ("seven in ten", "71 percent", True),
+        ("seven in ten", "71", False),  # a share is not a count
+        ("about 14,000", "about 13,962", True),  # the source's own hedge reads as its value
+    ],
+)
+def test_a_hedge_holds_only_within_its_words(said, stated, ok):
+    assert holds(one(f"x {said} y"), one(f"x {stated} y")) is ok
+
+
+def test_a_hedged_figure_is_restated_as_the_source_states_it():
+    r = restate_figures("A crowd of about 6,400 saw the win.", SOURCE)
+    assert r.text == "A crowd of 6,412 saw the win."
+    assert r.changes == (("about 6,400", "6,412"),)
+    r = restate_figures(
+        "Velmora, with nearly 3,900 staff, lifted revenue by almost a tenth, to just over 410 "
+        "million pounds.",
+        SOURCE,
+    )
+    assert r.text == "Velmora, with 3,870 staff, lifted revenue by 9 percent, to 412 million pounds."
+
+
+def test_a_share_in_words_becomes_the_source_percentage_with_of_before_a_noun():
+    r = restate_figures("Seven in ten union members backed the deal.", SOURCE)
+    assert r.text == "71 percent of union members backed the deal."
+    r = restate_figures("Seven in ten backed the deal.", SOURCE)
+    assert r.text == "71 percent backed the deal."
+
+
+def test_exact_figures_and_unsatisfied_hedges_are_left_for_the_model():
+    for claim in (
+        "A crowd of 6,400 saw the win.",  # exact: a wrong figure stays wrong
+        "A crowd of about 9,000 saw the win.",  # no source figure near it
+        "Velmora's revenue rose more than 20 percent.",  # 9 percent is not more than 20
+        "The planet circles its star in under three weeks.",  # "1.6 times" is not weeks
+    ):
+        assert restate_figures(claim, SOURCE).text == claim
+
+
+def test_the_most_relevant_source_sentence_gives_the_figure():
+    source = ["The first ship carried 43 crates.", "The second ship carried 44 crates."]
+    assert restate_figures("More than 40 crates came.", source, [0.2, 0.9]).text == (
+        "44 crates came."
+    )
+    assert restate_figures("More than 40 crates came.", source, [0.9, 0.2]).text == (
+        "43 crates came."
+    )
+
+
+def test_capitals_follow_the_replaced_words():
+    source = ["More than 2,100 residents signed the petition."]
+    r = restate_figures("After over 2,100 locals signed, the council gave way.", source)
+    assert r.text == "After more than 2,100 locals signed, the council gave way."
+    r = restate_figures("About 2,100 locals signed.", ["Exactly 2,104 residents signed."])
+    assert r.text == "2,104 locals signed."
