@@ -1,6 +1,7 @@
 """Quality measures of the checkers on held-out shared data, always beside the lexical baseline.
 
-``factdesk eval [--json] [--data DIR] [--limit N] [--qa-only]`` calls :func:`main`. Measures:
+``factdesk eval [--json] [--data DIR] [--limit N] [--qa-only | --nli-only | --demo-only]`` calls
+:func:`main`. Measures:
 
 * arc level: accuracy and F1 (class "not entailed" = positive) on held-out auto-derived arcs;
 * XSumFaith token-level hallucination F1 against the annotators' majority (>= 2 of 3), on the
@@ -539,13 +540,27 @@ def run_evaluation(
         total = sum(n for _, n in per.values())
         ranking[name] = {"all": (hits / total if total else float("nan"), total), **per}
     result["ranking"] = ranking
-    result["demo"] = _demo(loaded, cache)
+    shipped = demo_and_probes(loaded, work)
+    result["demo"], result["probes"] = shipped["demo"], shipped["probes"]
     result["qa"] = evaluate_qa(qa_items(data_dir, limit), loaded, cache, progress)
-    from models.probes import load_probes, probe_table, score_probes
-
-    probes = load_probes()
-    result["probes"] = probe_table(score_probes(loaded, probes, cache.parse), probes)
     result["nli"] = nli_benchmarks(data_dir, limit)
+    result["seconds"] = round(time.monotonic() - started)
+    return result
+
+
+def demo_and_probes(loaded: dict[str, Any], work_dir: str | Path | None = None) -> dict[str, Any]:
+    """The bundled demo project and probe set scored by ``loaded`` (both ship with the app)."""
+    from models.probes import load_probes, probe_table, score_probes
+    from models.training.examples import ParseCache
+
+    started = time.monotonic()
+    cache = ParseCache(Path(work_dir or DEFAULT_WORK) / "parse_cache.pkl")
+    probes = load_probes()
+    result: dict[str, Any] = {
+        "checkers": {n: f"{c.name} {c.version}" for n, c in loaded.items()},
+        "demo": _demo(loaded, cache),
+        "probes": probe_table(score_probes(loaded, probes, cache.parse), probes),
+    }
     result["seconds"] = round(time.monotonic() - started)
     return result
 
@@ -570,51 +585,52 @@ def format_tables(result: dict[str, Any]) -> str:
         sd = d.get(f"{key}_sd")
         return pct(d[key]) + ("" if sd is None else f" ± {100 * sd:.1f}")
 
-    arc = result["arc_level"]
-    xs = result["xsumfaith_token"]
-    fr = result["frank"]
-    se = result["summeval"]
-    rows = []
-    for n in names:
-        a = arc.get(n, {})
-        rows.append(
-            [
-                n,
-                pct(a.get("accuracy")),
-                pct(a.get("f1_not_entailed")),
-                pct(xs[n]["f1"]),
-                pct_sd(fr[n], "balanced_accuracy_cv"),
-                f"{fr[n]['partial_pearson']:.3f}",
-                pct_sd(se[n], "balanced_accuracy_cv"),
-                pct(result["ranking"][n]["all"][0]),
-            ]
+    if "arc_level" in result:
+        arc = result["arc_level"]
+        xs = result["xsumfaith_token"]
+        fr = result["frank"]
+        se = result["summeval"]
+        rows = []
+        for n in names:
+            a = arc.get(n, {})
+            rows.append(
+                [
+                    n,
+                    pct(a.get("accuracy")),
+                    pct(a.get("f1_not_entailed")),
+                    pct(xs[n]["f1"]),
+                    pct_sd(fr[n], "balanced_accuracy_cv"),
+                    f"{fr[n]['partial_pearson']:.3f}",
+                    pct_sd(se[n], "balanced_accuracy_cv"),
+                    pct(result["ranking"][n]["all"][0]),
+                ]
+            )
+        any_n = names[0]
+        note = (
+            ""
+            if result.get("limit") is None
+            else f" (sampled: at most {result['limit']} items per set)"
         )
-    any_n = names[0]
-    note = (
-        ""
-        if result.get("limit") is None
-        else f" (sampled: at most {result['limit']} items per set)"
-    )
-    table(
-        f"Quality on held-out shared data{note}",
-        [
-            "checker",
-            f"arc acc (n={next(iter(arc.values()))['arcs'] if arc else 0})",
-            "arc F1 (not ent.)",
-            f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
-            f"FRANK BA-cv (n={fr[any_n]['n']}, mean ± sd)",
-            "FRANK partial r",
-            f"SummEval BA-cv (n={se[any_n]['n']}, mean ± sd)",
-            f"ranking (pairs={result['ranking'][any_n]['all'][1]})",
-        ],
-        rows,
-    )
-    sets = [k for k in result["ranking"][any_n] if k != "all"]
-    table(
-        "Ranking accuracy by set (faithful above unfaithful, same source)",
-        ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
-        [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names],
-    )
+        table(
+            f"Quality on held-out shared data{note}",
+            [
+                "checker",
+                f"arc acc (n={next(iter(arc.values()))['arcs'] if arc else 0})",
+                "arc F1 (not ent.)",
+                f"XSumFaith token F1 (n={xs[any_n]['tokens']})",
+                f"FRANK BA-cv (n={fr[any_n]['n']}, mean ± sd)",
+                "FRANK partial r",
+                f"SummEval BA-cv (n={se[any_n]['n']}, mean ± sd)",
+                f"ranking (pairs={result['ranking'][any_n]['all'][1]})",
+            ],
+            rows,
+        )
+        sets = [k for k in result["ranking"][any_n] if k != "all"]
+        table(
+            "Ranking accuracy by set (faithful above unfaithful, same source)",
+            ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
+            [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names],
+        )
     if "demo" in result:
         dm = result["demo"]
         table(
@@ -653,7 +669,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR] [--qa-only]``."""
+    """``factdesk eval [--json] [--data DIR] [--limit N] [--checkers ...] [--model-dir DIR]
+    [--qa-only | --nli-only | --demo-only]``."""
     from models.training.data import default_data_dir
 
     parser = _Parser(prog="factdesk eval")
@@ -672,8 +689,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="only the NLI model's accuracy on MultiNLI dev-matched, SNLI test and ANLI",
     )
+    parser.add_argument(
+        "--demo-only",
+        action="store_true",
+        help="only the demo project and the probe set (bundled; no shared data needed)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     log = None if args.json else (lambda m: print(m, file=sys.stderr, flush=True))
+    if args.demo_only:
+        result = demo_and_probes(_checkers(args.checkers, args.model_dir))
+        print(json.dumps(result, indent=2) if args.json else format_tables(result))
+        return 0
     if args.nli_only:
         nli = nli_benchmarks(args.data, args.limit)
         print(json.dumps({"nli": nli}, indent=2) if args.json else format_nli_table(nli))

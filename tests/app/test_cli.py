@@ -213,3 +213,21 @@ def test_eval_options_reach_the_evaluation(
     assert main(["eval", "--qa-only", "--limit", "5", "--data", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert "unrecognized" not in err and str(tmp_path / "none") in err
+
+
+def test_eval_demo_only_scores_the_shipped_demo_and_probe_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`factdesk eval --demo-only` needs no shared data: the demo and probe tables, every pair."""
+    import models.evaluation as evaluation
+
+    monkeypatch.setattr(evaluation, "DEFAULT_WORK", tmp_path / "work")
+    assert main(["eval", "--demo-only", "--checkers", "lexical", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    demo = result["demo"]["lexical"]
+    assert demo["faithful"] + demo["unfaithful"] == 32 and 0.0 <= demo["auc"] <= 1.0
+    probes = result["probes"]
+    assert probes["pairs"] == 166 and probes["checkers"]["lexical"]["auc"] is not None
+    assert main(["eval", "--demo-only", "--checkers", "lexical"]) == 0
+    out = capsys.readouterr().out
+    assert "Demo project" in out and "Probe set" in out and "Quality on held-out" not in out
