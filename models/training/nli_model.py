@@ -66,6 +66,7 @@ from models.training.nli_data import (
     NOT_ENTAILED,
     NliPair,
     held_out,
+    pad_premises,
     read_mix,
     training_mix,
     write_mix,
@@ -575,6 +576,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--torch-eval", action="store_true", help="after training, score the held-out sets (torch)"
     )
+    ap.add_argument(
+        "--pad-share",
+        type=float,
+        default=0.0,
+        help="read this share of the training premises inside unrelated premises (0-1)",
+    )
     ap.add_argument("--no-export", action="store_true", help="train only")
     ap.add_argument("--export-only", action="store_true", help="export and evaluate OUT/hf")
     ap.add_argument("--eval-items", type=int, default=None, help="held-out items per file (all)")
@@ -610,6 +617,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs, dev = mix["train"], mix["dev"]
         else:
             pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
+        if args.pad_share > 0:
+            pairs = pad_premises(
+                pairs, share=args.pad_share, max_length=args.max_length, seed=args.seed
+            )
         record = train(
             base_dir,
             pairs,
