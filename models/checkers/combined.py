@@ -62,6 +62,11 @@ FEATURES: dict[str, tuple[str, str]] = {
 }
 
 
+#: Features that speak against support (1 = a name or figure the source answers otherwise): the
+#: monotone fit keeps their weight at or below 0, the others' at or above.
+AGAINST = frozenset({"questions_conflict"})
+
+
 #: Components that only match words. A yes/no answer's claim takes its words from the question,
 #: so their match says how the question was worded, not whether the answer is supported: for
 #: such claims they are left out (as a signal that did not check the sentence is).

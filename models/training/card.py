@@ -57,7 +57,6 @@ def nli_part(bundle: Path) -> list[str]:
     mix = training.get("mix", {})
     sources = ", ".join(f"`{s.removeprefix('nli/')}` {n}" for s, n in sorted(mix.items()))
     labels = " / ".join(nli["id2label"][k] for k in sorted(nli["id2label"], key=int))
-    dev = training.get("dev_accuracy") or []
     combiner = bundle / "combiner.json"
     features = (
         json.loads(combiner.read_text(encoding="utf-8"))["features"] if combiner.is_file() else []
@@ -67,6 +66,28 @@ def nli_part(bundle: Path) -> list[str]:
         if "nli" in features
         else "the combined score blends it into yes/no answers only"
     )
+    prior = training.get("continued_from") or {}
+    if prior.get("training"):
+        # trained on from a shipped model rebuilt from its int8 export
+        pad = training.get("pad_share") or 0
+        padded = (
+            f"; {100 * pad:.0f}% of its premises read inside 1-6 unrelated premises of the "
+            "same family (`--pad-share`), the rest as they are"
+            if pad
+            else ""
+        )
+        how = (
+            f"First trained on {_where_trained(prior['training'])} as version "
+            f"`{prior.get('version', '?')}` ({_nli_run(prior['training'])}); then rebuilt from "
+            "that int8 export (`python -m models.training.unexport`) and trained on, on "
+            f"{_where_trained(training)}, by `python -m models.training.nli_model` "
+            f"({_nli_run(training)}{padded})"
+        )
+    else:
+        how = (
+            f"Trained on {_where_trained(training)} by `python -m models.training.nli_model` "
+            f"({_nli_run(training)})"
+        )
     return [
         f"* `nli/` - three-way NLI cross-encoder ({labels}), version `{nli['version']}`: "
         f"{nli.get('base') or training.get('base') or 'base encoder not recorded'} with a "
@@ -74,19 +95,27 @@ def nli_part(bundle: Path) -> list[str]:
         "word-pieces), int8 with the head in fp32, run one pair at a time (its scores do not "
         "depend on what else is analysed). Judges every output sentence claim by claim, each claim "
         "against two evidence windows (its most relevant source sentence, and its five most "
-        "relevant joined in source order), keeping the better reading, with hedged figures read "
-        f"as the source states them (`nli`, a default checker; {role}); "
-        '"No." answers by the contradiction of the claim they deny. Trained on '
-        f"{_where_trained(training)} by `python -m models.training.nli_model` "
-        f"({training.get('pairs_seen', '?')} pairs, {training.get('epochs', '?')} passes over "
+        "relevant joined in source order): a claim is as entailed as its best-entailing window "
+        "and as contradicted as its most-contradicting one; hedged figures are read as the "
+        f"source states them (`nli`, a default checker; {role}); "
+        '"No." answers by the contradiction of the claim they deny. '
+        f"{how} from {sources or '?'}. "
+        "Never trained on: MultiNLI dev-matched, SNLI test, ANLI and SICK. Held-out "
+        f"three-way accuracy: {held or 'not measured'}.",
+    ]
+
+
+def _nli_run(training: dict) -> str:
+    """One NLI training run in words: pairs, steps, settings, speed and dev accuracy."""
+    dev = training.get("dev_accuracy") or []
+    return (
+        f"{training.get('pairs_seen', '?')} pairs, {training.get('epochs', '?')} passes over "
         f"the mix, {training.get('steps', '?')} steps of batch {training.get('batch_size', '?')}, "
         f"lr {training.get('lr', '?')}, {training.get('precision', '?')}, max length "
         f"{training.get('max_length', '?')}, seed {training.get('seed', '?')}, "
         f"{training.get('minutes', '?')} min at {training.get('pairs_per_second', '?')} pairs/s; "
-        f"dev-slice accuracy at the checkpoints {dev or 'not recorded'}) from {sources or '?'}. "
-        "Never trained on: MultiNLI dev-matched, SNLI test, ANLI and SICK. Held-out "
-        f"three-way accuracy: {held or 'not measured'}.",
-    ]
+        f"dev-slice accuracy at the checkpoints {dev or 'not recorded'}"
+    )
 
 
 def _later_parts(bundle: Path) -> list[str]:

@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 
 from models.checkers.base import PairInput, PairScore
-from models.checkers.combined import BUNDLED_FILE, FEATURES, KIND, logit, sentence_features
+from models.checkers.combined import (
+    AGAINST,
+    BUNDLED_FILE,
+    FEATURES,
+    KIND,
+    logit,
+    sentence_features,
+)
 from models.evaluation import auc, stratified_folds
 
 Log = Callable[[str], None]
@@ -88,14 +95,18 @@ def fit_combiner(
     """The combiner file's content: features, standardisation, weights, and the CV figures.
 
     The fit is monotone: every component is a probability that the text is supported, so none
-    may lower the combined probability as it rises. A feature whose weight comes out negative
-    (two correlated signals pulling apart, such as a sentence's mean and lowest arc) is set to
-    0 and the rest refitted, one at a time, most negative first. It stays in the file: the
+    may lower the combined probability as it rises (and a feature of :data:`AGAINST`, such as a
+    question-check conflict, may not raise it). A feature whose weight comes out with the wrong
+    sign (two correlated signals pulling apart, such as a sentence's mean and lowest arc) is set
+    to 0 and the rest refitted, one at a time, most wrong first. It stays in the file: the
     project head (:mod:`models.checkers.adapted`) reads its standardisation.
     """
     from models.training.logistic import fit
 
     z, mean, sd = standardise(x)
+    # fitted with every feature turned to speak for support, the weights turned back after
+    sign = np.array([-1.0 if f in AGAINST else 1.0 for f in features])
+    z = z * sign
     active = list(range(len(features)))
     while True:
         za = z[:, active]
@@ -109,7 +120,7 @@ def fit_combiner(
     # (Platt, class-balanced) so that the output is a calibrated probability again.
     (scale,), b = fit((za @ wa)[:, None], y, l2=0.0, balanced=True)
     w = np.zeros(len(features))
-    w[active] = wa * scale
+    w[active] = wa * scale * sign[active]
     single = {f: auc(np.nan_to_num(x[:, k], nan=0.5), y) for k, f in enumerate(features)}
     return {
         "kind": KIND,

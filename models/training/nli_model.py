@@ -71,6 +71,7 @@ from models.training.nli_data import (
     training_mix,
     write_mix,
 )
+from models.training.unexport import ORIGIN_FILE
 
 Log = Callable[[str], None]
 
@@ -116,11 +117,21 @@ def length_batches(items: Sequence[Item], batch_size: int, rng: random.Random) -
     return batches
 
 
-def collate(batch: Sequence[Item], *, with_types: bool = True, pad_id: int = 0) -> dict[str, Any]:
-    """Padded tensors for one batch (dynamic padding to its longest item)."""
+#: On a CPU a batch is padded to a multiple of this many word-pieces: oneDNN keeps compiled
+#: kernels (and bf16 copies of the weights) per input shape, and a run whose batches take every
+#: length up to 256 grew by ~0.5 GB a minute until it was killed for memory (22.7 GB, step 260).
+CPU_PAD_MULTIPLE = 32
+
+
+def collate(
+    batch: Sequence[Item], *, with_types: bool = True, pad_id: int = 0, multiple: int = 1
+) -> dict[str, Any]:
+    """Padded tensors for one batch (dynamic padding to its longest item, rounded up to a
+    multiple of ``multiple``)."""
     import torch
 
     width = max(len(ids) for ids, _, _ in batch)
+    width = -(-width // multiple) * multiple
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     types = torch.zeros_like(ids)
     mask = torch.zeros_like(ids)
@@ -207,7 +218,12 @@ def predict_logits(
     with torch.inference_mode(), autocast:
         for lo in range(0, len(order), batch_size):
             idx = order[lo : lo + batch_size]
-            batch = collate([items[i] for i in idx], with_types=with_types, pad_id=pad)
+            batch = collate(
+                [items[i] for i in idx],
+                with_types=with_types,
+                pad_id=pad,
+                multiple=1 if device.startswith("cuda") else CPU_PAD_MULTIPLE,
+            )
             batch.pop("labels")
             batch = {k: v.to(device) for k, v in batch.items()}
             out[idx] = model(**batch).logits.float().cpu()
@@ -297,6 +313,7 @@ def train(
     model.to(device)
     with_types = takes_token_types(model)
     pad = int(getattr(model.config, "pad_token_id", 0) or 0)
+    multiple = 1 if kind == "cuda" else CPU_PAD_MULTIPLE
     no_decay = ("bias", "LayerNorm.weight")
     trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
@@ -354,7 +371,7 @@ def train(
     running = 0.0
     step = state["step"]
     while step < state["total"]:
-        batch = collate(batches[step], with_types=with_types, pad_id=pad)
+        batch = collate(batches[step], with_types=with_types, pad_id=pad, multiple=multiple)
         batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
         targets = batch.pop("labels")
         set_lr(step)
@@ -577,6 +594,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--torch-eval", action="store_true", help="after training, score the held-out sets (torch)"
     )
     ap.add_argument(
+        "--max-pairs",
+        type=int,
+        default=None,
+        help="train on the first N pairs of the (shuffled) mix: a CPU run sees only part of it, "
+        "and encoding the whole mix holds ~15 GB",
+    )
+    ap.add_argument(
         "--pad-share",
         type=float,
         default=0.0,
@@ -617,6 +641,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs, dev = mix["train"], mix["dev"]
         else:
             pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
+        if args.max_pairs is not None:
+            pairs = pairs[: args.max_pairs]
         if args.pad_share > 0:
             pairs = pad_premises(
                 pairs, share=args.pad_share, max_length=args.max_length, seed=args.seed
@@ -642,6 +668,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             log=log,
         )
         record["base"] = describe(args.base)
+        record["pad_share"] = args.pad_share
+        origin = base_dir / ORIGIN_FILE
+        if origin.is_file():
+            # trained on from a shipped model rebuilt from its export: keep what it was
+            record["continued_from"] = json.loads(origin.read_text(encoding="utf-8"))
+            record["base"] = record["continued_from"].get("base") or record["base"]
         if args.torch_eval:
             sets = mix or {n: held_out(data_dir, n, args.eval_items, args.seed) for n in held_names}
             record["held_out_torch"] = torch_held_out(

@@ -43,6 +43,9 @@ from models.errors import ModelLoadError
 QUANTIZED, SCALE, ZERO = "_quantized", "_scale", "_zero_point"
 #: The export's wrapper module holds the classifier as ``self.model``.
 PREFIX = "model."
+#: Written beside the rebuilt weights: the export's version, base, training record and held-out
+#: figures (:mod:`models.training.nli_model` copies it into the record of a run that goes on).
+ORIGIN_FILE = "rebuilt_from.json"
 _MODULE_PATH = re.compile(r"^/model/(.+)/(MatMul|Gemm)[^/]*$")
 
 
@@ -159,13 +162,10 @@ def rebuild(export_dir: Path, out_dir: Path, base_dir: Path) -> Path:
     for name in ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if (base_dir / name).is_file():
             shutil.copy2(base_dir / name, out_dir / name)
-    (out_dir / "rebuilt_from.json").write_text(
-        json.dumps(
-            {"export": str(export_dir), "version": spec.get("version"), "base": str(base_dir)},
-            indent=2,
-        ),
-        encoding="utf-8",
-    )
+    # what the shipped model was: a run that trains on goes on from it, and its card says so
+    origin = {key: spec.get(key) for key in ("version", "base", "training", "held_out")}
+    origin |= {"export": str(export_dir), "rebuilt_on": str(base_dir)}
+    (out_dir / ORIGIN_FILE).write_text(json.dumps(origin, indent=2), encoding="utf-8")
     return out_dir
 
 

@@ -132,6 +132,23 @@ def test_no_component_may_lower_the_combined_score_as_it_rises() -> None:
     assert spec["weights"][0] > 0 and spec["cv_auc"] > 0.8
 
 
+def test_a_conflict_may_only_lower_the_combined_score() -> None:
+    """The question-check conflict speaks against support: its weight is fitted at or below 0
+    (a plain monotone fit would zero it), and a conflict that comes with support in the
+    training rows gets no weight at all."""
+    rng = np.random.default_rng(4)
+    y = (rng.uniform(size=800) < 0.5).astype(float)
+    nli = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.15, 800), 0.01, 0.99)
+    conflict = ((rng.uniform(size=800) < 0.3) & (y == 0)).astype(float)
+    spec = fit_combiner(["nli", "questions_conflict"], np.stack([nli, conflict], 1), y, {})
+    assert spec["weights"][0] > 0 and spec["weights"][1] < 0
+    comb = Combiner(spec)
+    assert comb.predict([[0.7, 1.0]])[0] < comb.predict([[0.7, 0.0]])[0]
+    backwards = ((rng.uniform(size=800) < 0.3) & (y == 1)).astype(float)
+    spec = fit_combiner(["nli", "questions_conflict"], np.stack([nli, backwards], 1), y, {})
+    assert spec["weights"][1] == 0.0 and spec["weights"][0] > 0
+
+
 def test_stratified_folds_partition_and_balance() -> None:
     y = np.array([1] * 30 + [0] * 70)
     folds = stratified_folds(y, 5, seed=3)

@@ -84,7 +84,9 @@ def test_a_hedged_figure_is_restated_as_the_source_states_it():
         "million pounds.",
         SOURCE,
     )
-    assert r.text == "Velmora, with 3,870 staff, lifted revenue by 9 percent, to 412 million pounds."
+    assert (
+        r.text == "Velmora, with 3,870 staff, lifted revenue by 9 percent, to 412 million pounds."
+    )
 
 
 def test_a_share_in_words_becomes_the_source_percentage_with_of_before_a_noun():

@@ -387,6 +387,20 @@ def test_the_card_names_the_nli_model_and_its_held_out_accuracy(tmp_path: Path) 
     (line,) = nli_part(tmp_path)
     assert "Trained on a lent GPU (LoRA of rank 32 on every encoder matrix" in line
     assert "2.3 passes over the mix" in line
+    # trained on here from that model, rebuilt from its export: the card tells both runs
+    gpu = dict(config["training"])
+    config["training"] = {
+        "pairs_seen": 25000,
+        "steps": 780,
+        "pad_share": 0.5,
+        "continued_from": {"version": "abc123", "training": gpu},
+    }
+    config["version"] = "def456"
+    (tmp_path / "nli" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (line,) = nli_part(tmp_path)
+    assert "First trained on a lent GPU (LoRA of rank 32" in line and "as version `abc123`" in line
+    assert "rebuilt from that int8 export" in line and "on 2 CPU cores" in line
+    assert "25000 pairs" in line and "50% of its premises read inside" in line
 
 
 def test_a_sentence_longer_than_the_onnx_model_input_is_reported(onnx_nli: Path) -> None:

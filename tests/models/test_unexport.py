@@ -80,7 +80,8 @@ def test_a_rebuilt_model_has_the_exported_weights_and_answers_as_the_export(
             enc.pop("token_type_ids", None) if model_type == "mpnet" else None
             rows.append(torch.softmax(again(**enc).logits, -1)[0].numpy())
     np.testing.assert_allclose(np.array(rows), runtime, atol=0.02 if quantize else 1e-4)
-    assert json.loads((out / "rebuilt_from.json").read_text())["version"]
+    origin = json.loads((out / "rebuilt_from.json").read_text())
+    assert origin["version"] == json.loads((onnx_dir / "config.json").read_text())["version"]
 
 
 def test_a_base_of_another_shape_is_a_clear_error(tmp_path: Path) -> None:
@@ -102,7 +103,7 @@ def test_padded_premises_keep_the_premise_whole_and_draw_only_on_the_training_pa
     path = "nli/extra2/lingnli.jsonl"
     pairs = [
         NliPair(path, f"Premise number {n} says the hall opened in {1900 + n}.", f"H {n}.", lab)
-        for n, lab in zip(range(40), ["entailment", "neutral", "contradiction", "neutral"] * 10)
+        for n, lab in enumerate(["entailment", "neutral", "contradiction", "neutral"] * 10)
     ]
     padded = pad_premises(pairs, share=1.0, most=4, max_length=256, seed=1)
     assert len(padded) == len(pairs)
@@ -127,3 +128,16 @@ def test_padded_premises_keep_the_premise_whole_and_draw_only_on_the_training_pa
     assert pad_premises(pairs, share=0.0) == pairs
     tight = pad_premises(pairs, share=1.0, most=6, max_length=40, seed=1)
     assert all(len(p.premise.split()) + 3 <= 40 / 1.4 for p in tight if p not in pairs)
+
+
+def test_a_cpu_batch_is_padded_to_few_widths() -> None:
+    """oneDNN keeps kernels per input shape: on a CPU, batches are padded to a multiple of
+    CPU_PAD_MULTIPLE word-pieces (a run whose batches took every length grew until killed)."""
+    from models.training.nli_model import CPU_PAD_MULTIPLE, collate
+
+    batch = [([5] * n, [0] * n, 1) for n in (3, 40, 17)]
+    out = collate(batch, pad_id=1, multiple=CPU_PAD_MULTIPLE)
+    assert out["input_ids"].shape == (3, 64) and CPU_PAD_MULTIPLE == 32
+    assert out["attention_mask"].sum(1).tolist() == [3, 40, 17]
+    assert int(out["input_ids"][0, 3]) == 1  # padding, masked out
+    assert collate(batch, pad_id=1)["input_ids"].shape == (3, 40)
