@@ -50,12 +50,14 @@ NLI_ROWS = 300
 def pair_features(
     names: Sequence[str], results: dict[str, PairScore], n_sentences: int
 ) -> list[float | None]:
-    """Per feature, the lowest value over the output's sentences (None: never checked)."""
+    """Per feature, its value at the output's weakest sentence: the lowest over the sentences,
+    the highest for a feature that speaks against support (:data:`AGAINST`: one conflicting
+    sentence makes a pair conflicting); None where no sentence was checked."""
     rows = [sentence_features(names, results, s) for s in range(n_sentences)]
     out: list[float | None] = []
-    for k in range(len(names)):
+    for k, name in enumerate(names):
         vals = [v for r in rows if (v := r[k]) is not None]
-        out.append(min(vals) if vals else None)
+        out.append((max if name in AGAINST else min)(vals) if vals else None)
     return out
 
 

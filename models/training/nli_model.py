@@ -641,6 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs, dev = mix["train"], mix["dev"]
         else:
             pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
+        mix_size = len(pairs)
         if args.max_pairs is not None:
             pairs = pairs[: args.max_pairs]
         if args.pad_share > 0:
@@ -668,6 +669,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log=log,
         )
         record["base"] = describe(args.base)
+        record["epochs"] = round(record["pairs_seen"] / max(1, mix_size), 2)  # of the whole mix
         record["pad_share"] = args.pad_share
         origin = base_dir / ORIGIN_FILE
         if origin.is_file():

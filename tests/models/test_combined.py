@@ -99,6 +99,10 @@ def test_pair_features_take_the_weakest_sentence() -> None:
         ],
     }
     assert pair_features(["dae", "dae_min", "support"], results, 2) == [0.3, 0.1, None]
+    # one conflicting sentence makes the pair conflicting (a conflict speaks against support)
+    item = PairInput("k", _output(0), _output(2))
+    results["questions"] = Fixed("questions", [1.0, 0.0]).score([item])[0]
+    assert pair_features(["dae", "questions_conflict"], results, 2) == [0.3, 1.0]
 
 
 def test_fit_finds_the_informative_feature() -> None:
