@@ -141,8 +141,9 @@ def _later_parts(bundle: Path) -> list[str]:
         lines.append(
             "* `combiner.json` - the combined score (default shown checker): class-balanced L2 "
             "logistic regression on the standardised logits of each checker's sentence score "
-            f"(weights: {weights}; bias {cb['bias']:+.2f}; fitted monotone: a weight that "
-            "came out negative is 0), fitted on "
+            f"(weights: {weights}; bias {cb['bias']:+.2f}; fitted monotone: a support "
+            "signal's weight is at or above 0, a conflict's at or below, and one that came out "
+            "with the other sign is 0), fitted on "
             f"{cb['trained_on']['outputs']} training-side rows "
             f"({cb['trained_on']['faithful']} faithful"
             + (
