@@ -5,7 +5,8 @@ the combiner's own 300 training rows replayed (``resources/models/combiner_repla
 replayed rows weigh as much as :data:`REPLAY_WEIGHT` judgments together, and a penalty pulls the
 weights towards the bundled model, so a few judgments move the model without erasing it. Both
 parts are class-balanced, so 0.5 stays the point where a flag is as likely to be a miss as a
-false alarm. A Newton fit over five weights: milliseconds, whatever the project size.
+false alarm. A Newton fit over one weight per feature: milliseconds, whatever the project
+size.
 
 ``python -m models.training.adapt --build-replay [--data DIR] [--work DIR]`` writes the replay
 file from the combiner stage's cached scores (:mod:`models.training.combine`).

@@ -230,7 +230,7 @@ def write_card(
         "|---|---|",
         *[f"| `{k}` | {LICENSES[k]} |" for k in used],
         "",
-        "Never trained on by any model (the combined score's five weights are fitted on their "
+        "Never trained on by any model (the combined score's weights are fitted on their "
         "outputs of training-side documents only, which the evaluation leaves out): "
         + ", ".join(
             f"`{k}` ({LICENSES[k].replace(' - evaluation only', '')})"
