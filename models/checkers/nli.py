@@ -282,7 +282,8 @@ class NLISentenceChecker:
         (:meth:`_reading`, :func:`support_margin`). A sentence scores its weakest claim; a flagged
         sentence says why in its ``detail``: which claim, and "contradicted by source sentence
         k" (the window sentence that contradicts it most, quoted) or "not found in the source",
-        and how its figures were read when they were restated.
+        and how its figures were read when they were restated; a flagged "No" names the claim it
+        denies and whether the source reads as saying it or only does not say otherwise.
         """
         plans = [self._plan(item) for item in batch]
         jobs = [
@@ -383,9 +384,12 @@ class NLISentenceChecker:
             if s.index in plan.denies:
                 # A "No" is supported when the evidence contradicts what it denies (a two-way
                 # model: when it does not entail it), read across its windows as a claim is.
-                value, _ = self._reading(probs[mine[0]], deny=True)
+                value, row = self._reading(probs[mine[0]], deny=True)
+                detail = None if value >= 0.5 else self._why_denied(plan, mine[0], row)
                 sentences.append(
-                    SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
+                    SentenceScore(
+                        s.index, value, None, ev.sentence_indices, ev.omitted, None, detail
+                    )
                 )
                 continue
             readings = [self._reading(probs[u]) for u in mine]
@@ -408,9 +412,10 @@ class NLISentenceChecker:
         most-contradicting one: support = :func:`support_margin` of the two. A narrow window
         that lacks what contradicts the claim reads "neutral", and must not outvote a wider one
         that holds it; a wide window that buries the one sentence stating the claim must not
-        outvote the narrow one either. Measured on the training-side summaries (pair AUC 0.799
-        against 0.804 for the best window's margin, within noise) and the probe set (0.786
-        against 0.702). ``deny``: the reading of a "No" (support = contradiction over
+        outvote the narrow one either. Measured with the shipped model
+        (``tests/benchmarks/bench_evidence_windows.py``) on the training-side summaries (pair
+        AUC 0.803 against 0.804 for the best window's margin, within noise) and the probe set
+        (0.799 against 0.712). ``deny``: the reading of a "No" (support = contradiction over
         entailment). A two-way model (no contradiction class) reads 1 - P(entailment) for a
         "No" and P(entailment) for a claim, at its best window.
         """
@@ -461,6 +466,16 @@ class NLISentenceChecker:
                 f"{which}contradicted by the source read as a whole (no one sentence alone){note}"
             )
         return f"{which}not found in the source{note}"
+
+    def _why_denied(self, plan: _Plan, unit: int, row: np.ndarray) -> str:
+        """Words for a flagged "No": what it denies, and whether the source reads as saying that
+        or only does not say otherwise (``row``: the reading that decided it)."""
+        denied = f"the “No” denies “{_quote(plan.units[unit].text)}”"
+        entail, contra = self._entail_contra(row)
+        neutral = 1.0 - entail - (contra or 0.0)
+        if entail >= max(neutral, contra or 0.0):
+            return f"{denied}, but the source reads as saying it"
+        return f"{denied}, but the source does not say otherwise"
 
     def _probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Class probabilities of (premise, hypothesis) pairs, columns as the model's labels."""

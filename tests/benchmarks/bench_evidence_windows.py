@@ -9,7 +9,9 @@ that fills the model input (`size=None`, what the checker read before). A policy
 across its windows as the checker does (`NLISentenceChecker._reading`: as entailed as its
 best-entailing window, as contradicted as its most-contradicting one); a sentence is its weakest
 claim, a pair its weakest sentence, as in the checker. For each policy and set: pair AUC (faithful above unfaithful) and the faithful
-pairs flagged (score < 0.5).
+pairs flagged (score < 0.5). A second table keeps the shipped windows and changes the rule that
+reads a claim across them (:data:`RULES`: the shipped one, the best window's margin, the widest or
+the narrowest window alone, the widest window's contradiction, the mean contradiction).
 
 Sets: the training-side summaries the combined score is fitted on (FRANK, SummEval and Polytope
 outputs of training-side documents: choose the policy here), the probe set and the demo (read
@@ -108,18 +110,66 @@ def readings(checker, item) -> list[tuple[int, bool, dict[int | None, object]]]:
     return out
 
 
-def pair_value(checker, claims, policy: tuple[int | None, ...]) -> float | None:
+def _rule(pick):
+    """A reading rule from ``pick(entail, contra) -> (E, C)`` over the windows, narrow first."""
+
+    def read(checker, rows, deny: bool) -> float:
+        from models.checkers.nli import support_margin
+
+        e = [float(r[checker._entail]) for r in rows]
+        c = [float(r[checker._contradict]) for r in rows]
+        entail, contra = pick(e, c)
+        return support_margin(contra, entail) if deny else support_margin(entail, contra)
+
+    return read
+
+
+def _best_margin(e: list[float], c: list[float]) -> tuple[float, float]:
+    k = max(range(len(e)), key=lambda w: e[w] - c[w])
+    return e[k], c[k]
+
+
+#: How a claim is read across its windows (three-way models only); None: the checker's own rule.
+RULES = {
+    "shipped: best entailment, worst contradiction": None,
+    "best window's margin": _rule(_best_margin),
+    "widest window alone": _rule(lambda e, c: (e[-1], c[-1])),
+    "narrowest window alone": _rule(lambda e, c: (e[0], c[0])),
+    "best entailment, widest's contradiction": _rule(lambda e, c: (max(e), c[-1])),
+    "best entailment, mean contradiction": _rule(lambda e, c: (max(e), sum(c) / len(c))),
+}
+
+
+def pair_value(checker, claims, policy: tuple[int | None, ...], rule=None) -> float | None:
     by: dict[int, list[float]] = {}
     for owner, deny, rows in claims:
         got = [rows[s] for s in policy if s in rows]
         if got:
-            by.setdefault(owner, []).append(checker._reading(got, deny=deny)[0])
+            value = (
+                checker._reading(got, deny=deny)[0] if rule is None else rule(checker, got, deny)
+            )
+            by.setdefault(owner, []).append(value)
     return min(min(v) for v in by.values()) if by else None
+
+
+def _cells(checker, sets, policy, rule=None) -> str:
+    cells = []
+    for name, rows in sets.items():
+        values = [(pair_value(checker, c, policy, rule), g) for c, g in rows]
+        values = [(v, g) for v, g in values if v is not None]
+        flagged = sum(v < 0.5 for v, g in values if g)
+        cells.append(f"{name} {auc_of(values):.3f} {flagged}/{sum(g for _, g in values)}")
+    return "   ".join(cells)
+
+
+def auc_of(values: list[tuple[float, int]]) -> float:
+    from models.evaluation import auc
+
+    return auc([v for v, _ in values], [g for _, g in values])
 
 
 def main() -> int:
     from models.checkers.nli import WINDOW_SIZES
-    from models.evaluation import auc
     from models.registry import load_checker
 
     ap = argparse.ArgumentParser(description=__doc__)
@@ -143,17 +193,13 @@ def main() -> int:
         f"(shipped: {WINDOW_SIZES}; None = one window filling the model input)"
     )
     for policy in policies:
-        cells = []
-        for name, rows in sets.items():
-            values = [(pair_value(checker, c, policy), g) for c, g in rows]
-            values = [(v, g) for v, g in values if v is not None]
-            flagged = sum(v < 0.5 for v, g in values if g)
-            cells.append(
-                f"{name} {auc([v for v, _ in values], [g for _, g in values]):.3f} "
-                f"{flagged}/{sum(g for _, g in values)}"
-            )
         mark = " <- shipped" if policy == tuple(WINDOW_SIZES) else ""
-        print(f"{str(policy):<16}" + "   ".join(cells) + mark)
+        print(f"{str(policy):<16}" + _cells(checker, sets, policy) + mark)
+    if checker._contradict is not None:
+        print()
+        print(f"the same, windows {WINDOW_SIZES}, by the rule that reads a claim across them")
+        for label, rule in RULES.items():
+            print(f"{label:<48}" + _cells(checker, sets, tuple(WINDOW_SIZES), rule))
     return 0
 
 

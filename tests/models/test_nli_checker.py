@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from models.checkers.base import PairInput
@@ -160,6 +161,34 @@ def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path
         probs = torch.softmax(checker._model(**enc).logits, -1)[0]
     want = support_margin(float(probs[0]), float(probs[1]))  # contradiction over entailment
     assert result.sentences[0].score == pytest.approx(want, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("row", "why"),
+    [
+        ((0.05, 0.9, 0.05), ", but the source reads as saying it"),
+        ((0.05, 0.15, 0.8), ", but the source does not say otherwise"),
+        ((0.9, 0.05, 0.05), None),
+    ],
+)
+def test_a_flagged_no_says_what_it_denies_and_what_the_source_does_with_it(
+    tmp_path: Path, row: tuple[float, float, float], why: str | None
+) -> None:
+    from models.checkers.nli import NLISentenceChecker
+    from models.claims import pair_input
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    checker._probs = lambda premises, _: np.array([row] * len(premises))  # type: ignore[method-assign]
+    src = parse("The mayor opened the bridge on Tuesday.")
+    item = pair_input(1, src, parse("No."), "Did the mayor open the bridge?")
+    (result,) = checker.score([item])
+    (sentence,) = result.sentences
+    if why is None:  # the source contradicts what the "No" denies: supported, nothing to say
+        assert sentence.score > 0.5 and sentence.detail is None
+    else:
+        assert sentence.score < 0.5
+        assert sentence.detail == f"the “No” denies “The mayor opened the bridge.”{why}"
 
 
 def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> None:
