@@ -123,6 +123,11 @@ def length_batches(items: Sequence[Item], batch_size: int, rng: random.Random) -
 CPU_PAD_MULTIPLE = 32
 
 
+def pad_multiple(device: str) -> int:
+    """What a batch's width is rounded up to on ``device`` (:data:`CPU_PAD_MULTIPLE` on a CPU)."""
+    return 1 if device.startswith("cuda") else CPU_PAD_MULTIPLE
+
+
 def collate(
     batch: Sequence[Item], *, with_types: bool = True, pad_id: int = 0, multiple: int = 1
 ) -> dict[str, Any]:
@@ -222,7 +227,7 @@ def predict_logits(
                 [items[i] for i in idx],
                 with_types=with_types,
                 pad_id=pad,
-                multiple=1 if device.startswith("cuda") else CPU_PAD_MULTIPLE,
+                multiple=pad_multiple(device),
             )
             batch.pop("labels")
             batch = {k: v.to(device) for k, v in batch.items()}
@@ -313,7 +318,7 @@ def train(
     model.to(device)
     with_types = takes_token_types(model)
     pad = int(getattr(model.config, "pad_token_id", 0) or 0)
-    multiple = 1 if kind == "cuda" else CPU_PAD_MULTIPLE
+    multiple = pad_multiple(device)
     no_decay = ("bias", "LayerNorm.weight")
     trained = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
