@@ -213,11 +213,23 @@ class JudgingController(QObject):
     def sentence_findings(self, sid: int) -> list[tuple[str, str]]:
         """(checker label, what it found) for an output sentence, in words: the shown checker's
         detail first, then that of every other checker that flags the sentence at its default
-        threshold (say, the question-based check's conflicts while the combined score is shown)."""
+        threshold (say, the question-based check's conflicts while the combined score is shown),
+        with its score, and the shown checker's where that passes the sentence."""
         b = self.bundle
         if b is None or not self.checker:
             return []
         out: list[tuple[str, str]] = []
+        shown = b.scores.get(self.checker)
+        shown_row = None if shown is None else shown[1].get(sid)
+        # where the shown score passes the sentence, a flag beside it says so: the two marks
+        # must not read as one contradicting the other
+        passes = (
+            f"; {self.checker_label} passes it at {shown_row.score:.2f}"
+            if shown_row is not None
+            and shown_row.score is not None
+            and shown_row.score >= self.threshold
+            else ""
+        )
         for name, (_pair, rows, _arcs) in b.scores.items():
             row = rows.get(sid)
             if row is None or not row.detail:
@@ -225,7 +237,8 @@ class JudgingController(QObject):
             if name == self.checker:
                 out.insert(0, (self.checker_label, row.detail))
             elif row.score is not None and row.score < float(THRESHOLD.default):
-                out.append((f"{self.display_names.get(name, name)} (flags it)", row.detail))
+                label = self.display_names.get(name, name)
+                out.append((f"{label} (flags it at {row.score:.2f}{passes})", row.detail))
         return out
 
     def sentence_conflicts(self, sid: int) -> list[Said]:

@@ -142,7 +142,10 @@ def test_question_lines_say_what_was_asked_and_what_each_side_says(win: MainWind
     text = w.view.finding.text()
     assert "no answer" not in text and "not in this role" not in text and " ?" not in text
     lines = text.splitlines()
-    assert lines[0] == "question-based check (flags it) on sentence 1:"
+    # the shown score passes the sentence: the flag beside it says so, with both scores
+    assert lines[0] == (
+        "question-based check (flags it at 0.00; steady check passes it at 0.77) on sentence 1:"
+    )
     assert lines[1].startswith("✗ Asked “")
     assert lines[2].startswith("✓ Asked “") and "the output and the source say" in lines[2]
 

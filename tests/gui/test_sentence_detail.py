@@ -98,8 +98,10 @@ def test_another_checkers_words_show_where_it_flags_the_sentence(
     w.output_view.setFocus()
     assert w.judging.checker == "lexical" and w.judging.unit == 0
     assert w.view.finding.isVisible()
-    assert w.view.finding.text() == "question-based check (flags it) on sentence 1:\n" + "\n".join(
-        finding_lines(FOUND)
+    assert (
+        w.view.finding.text()
+        == "question-based check (flags it at 0.20) on sentence 1:\n"
+        + "\n".join(finding_lines(FOUND))
     )
     w.judging.do("next")
     assert not w.view.finding.isVisible()
