@@ -317,6 +317,23 @@ class NLISentenceChecker:
             for p, item in enumerate(batch)
         ]
 
+    def readings(self, item: PairInput) -> list[ClaimReading]:
+        """What :meth:`score` would read for a pair, without running the model: per claim, its
+        sentence, the claim, the text the model reads for it and its evidence windows' texts
+        (narrowest first). Training code builds in-domain pairs from it
+        (:mod:`models.training.summary_nli`), so they are read as the app reads them."""
+        plan = self._plan(item)
+        return [
+            ClaimReading(
+                plan.owners[u],
+                claim,
+                plan.read[u].text,
+                tuple(w.text for w in plan.windows[u]),
+                plan.owners[u] in plan.denies,
+            )
+            for u, claim in enumerate(plan.units)
+        ]
+
     def _plan(self, item: PairInput) -> _Plan:
         """The claims of a pair's checkable sentences and an evidence window for each."""
         judged = item.judged
@@ -513,6 +530,17 @@ def support_margin(entail: float, contra: float) -> float:
 def _quote(text: str, limit: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimReading:
+    """One claim as the checker reads it (:meth:`NLISentenceChecker.readings`)."""
+
+    sentence: int
+    claim: Sentence
+    hypothesis: str
+    windows: tuple[str, ...]  # narrowest first (see WINDOW_SIZES)
+    denies: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,7 @@ from models.training.nli_data import (
     LABELS,
     NOT_ENTAILED,
     NliPair,
+    describe_mix,
     held_out,
     pad_premises,
     read_mix,
@@ -178,6 +179,32 @@ def build_classifier(base_dir: Path) -> Any:
     )
 
 
+def freeze_lower(model: Any, layers: int) -> None:
+    """Keep the embeddings and the lowest ``layers`` encoder layers of ``model`` fixed.
+
+    Raises:
+        ValueError: the model has no ``encoder.layer`` stack, or fewer layers than that.
+    """
+    body = getattr(model, model.base_model_prefix, None)
+    stack = getattr(getattr(body, "encoder", None), "layer", None)
+    if stack is None or layers > len(stack):
+        raise ValueError(f"cannot freeze {layers} layers of a {type(model).__name__}")
+    for module in (body.embeddings, *stack[:layers]):
+        for p in module.parameters():
+            p.requires_grad_(False)
+
+
+def read_summary_pairs(data_dir: Path, out_dir: Path, seed: int, log: Log) -> list[NliPair]:
+    """The in-domain pairs (:mod:`models.training.summary_nli`), planned by the shipped checker
+    (its retrieval and windows: the model itself is not run); parses kept in ``out_dir``."""
+    from models.registry import load_checker
+    from models.training.summary_nli import summary_pairs
+
+    pairs = summary_pairs(data_dir, out_dir, load_checker("nli"), log, seed)
+    log(f"in-domain summary pairs: {describe_mix(pairs)}")
+    return pairs
+
+
 def takes_token_types(model: Any) -> bool:
     """Whether the model's forward takes ``token_type_ids`` (BERT does, MPNet does not)."""
     return "token_type_ids" in inspect.signature(model.forward).parameters
@@ -272,6 +299,7 @@ def train(
     device: str = "cpu",
     epochs: int = 1,
     lora_rank: int = 0,
+    freeze_layers: int = 0,
     log: Log = print,
 ) -> dict[str, Any]:
     """Fine-tune ``epochs`` passes over ``pairs`` (or as much as ``minutes`` allows); saves a HF
@@ -292,6 +320,8 @@ def train(
         lora_rank: above 0, train low-rank adapters (:mod:`models.training.lora`) instead of
             every weight; ``out_dir/adapter`` then holds what trained (small enough to carry
             back), and ``out_dir/hf`` the merged model.
+        freeze_layers: above 0, the embeddings and the lowest ``freeze_layers`` encoder layers
+            keep their weights (:func:`freeze_lower`): the backward pass stops above them.
 
     Returns:
         The training record for the config and the card.
@@ -315,6 +345,8 @@ def train(
         from models.training.lora import add_lora
 
         add_lora(model, lora_rank)
+    if freeze_layers:
+        freeze_lower(model, freeze_layers)
     model.to(device)
     with_types = takes_token_types(model)
     pad = int(getattr(model.config, "pad_token_id", 0) or 0)
@@ -606,6 +638,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         "and encoding the whole mix holds ~15 GB",
     )
     ap.add_argument(
+        "--skip-pairs",
+        type=int,
+        default=0,
+        help="start at this pair of the (shuffled) mix: a continued run reads pairs it has not",
+    )
+    ap.add_argument(
+        "--summary-pairs",
+        action="store_true",
+        help="add the in-domain claim/window pairs of the training-side summaries "
+        "(models.training.summary_nli)",
+    )
+    ap.add_argument(
+        "--freeze-layers",
+        type=int,
+        default=0,
+        help="keep the embeddings and the lowest K encoder layers fixed (a faster CPU run)",
+    )
+    ap.add_argument(
         "--pad-share",
         type=float,
         default=0.0,
@@ -625,8 +675,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     hf_dir = args.out / "hf"
     record_file = args.out / "training.json"
     held_names = (BENCHMARK_MNLI, BENCHMARK_SNLI, ANLI)
+    if args.summary_pairs and args.mix is not None:
+        ap.error("--summary-pairs reads ../shared/data: write the mix with it (--write-mix)")
     if args.write_mix is not None:
         pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
+        if args.summary_pairs:
+            # the lent GPU machine has no data folder: the in-domain pairs travel in the mix
+            pairs += read_summary_pairs(data_dir, args.write_mix.parent, args.seed, log)
+            random.Random(args.seed).shuffle(pairs)
         held = {name: held_out(data_dir, name, args.eval_items, args.seed) for name in held_names}
         size = write_mix(args.write_mix, pairs, dev, held)
         log(f"wrote {args.write_mix}: {len(pairs)} training pairs, {size / 2**20:.1f} MiB")
@@ -647,12 +703,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
         mix_size = len(pairs)
+        pairs = pairs[args.skip_pairs :]
         if args.max_pairs is not None:
             pairs = pairs[: args.max_pairs]
         if args.pad_share > 0:
             pairs = pad_premises(
                 pairs, share=args.pad_share, max_length=args.max_length, seed=args.seed
             )
+        if args.summary_pairs:
+            in_domain = read_summary_pairs(data_dir, args.out, args.seed, log)
+            mix_size += len(in_domain)
+            pairs = list(pairs) + in_domain
+            random.Random(args.seed).shuffle(pairs)
         record = train(
             base_dir,
             pairs,
@@ -671,11 +733,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             device=args.device,
             epochs=args.epochs,
             lora_rank=args.lora,
+            freeze_layers=args.freeze_layers,
             log=log,
         )
         record["base"] = describe(args.base)
         record["epochs"] = round(record["pairs_seen"] / max(1, mix_size), 2)  # of the whole mix
         record["pad_share"] = args.pad_share
+        record["skip_pairs"] = args.skip_pairs
+        record["freeze_layers"] = args.freeze_layers
         origin = base_dir / ORIGIN_FILE
         if origin.is_file():
             # trained on from a shipped model rebuilt from its export: keep what it was

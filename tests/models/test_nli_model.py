@@ -349,6 +349,34 @@ def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
     assert first.evidence == (0, 1, 2)
 
 
+def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+    rules = _Rules()
+    checker._onnx.predict = rules.predict  # type: ignore[union-attr,method-assign]
+    src = parse(
+        "The bridge was opened by the mayor on Tuesday. The crowd cheered. "
+        "The mayor was elected in 2019."
+    )
+    out = parse("The mayor, who was elected in 2020, opened the bridge. The crowd cheered.")
+    readings = checker.readings(PairInput(1, src, out))
+    assert [r.sentence for r in readings] == [0, 0, 1]
+    assert [r.hypothesis for r in readings] == [
+        "The mayor opened the bridge",
+        "The mayor was elected in 2020",
+        "The crowd cheered.",
+    ]
+    assert all(len(r.windows) == 2 and not r.denies for r in readings)
+    assert all(len(r.windows[0]) <= len(r.windows[-1]) for r in readings)
+    checker.score([PairInput(1, src, out)])
+    read = {(w, r.hypothesis) for r in readings for w in r.windows}
+    # scoring reads every reading; beyond them only the one-sentence checks of a flagged
+    # claim's explanation
+    assert read <= set(rules.calls)
+    assert all(h == "The mayor was elected in 2020" for _, h in set(rules.calls) - read)
+
+
 def test_a_config_without_id2label_is_a_clear_error(onnx_nli: Path, tmp_path: Path) -> None:
     import shutil
 
@@ -515,3 +543,47 @@ def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights
     z = (combined.logit(np.array([alone.score])) - spec["mean"][k]) / spec["sd"][k]
     want = 1 / (1 + np.exp(-(z[0] + spec["bias"])))
     assert got.score == pytest.approx(float(want), abs=1e-6)
+
+
+def test_frozen_layers_keep_their_weights_and_the_rest_trains(tmp_path: Path) -> None:
+    from models.training.nli_model import freeze_lower, train
+
+    base = tiny_bert_base(tmp_path / "base")
+    before = transformers.AutoModelForSequenceClassification.from_pretrained(str(base))
+    layers = before.config.num_hidden_layers
+    assert layers >= 2
+    record = train(
+        base,
+        _pairs(),
+        _pairs()[:4],
+        tmp_path / "run",
+        batch_size=4,
+        max_steps=2,
+        max_length=32,
+        lr=1e-2,
+        precision="fp32",
+        freeze_layers=1,
+        log=lambda _: None,
+    )
+    assert record["steps"] == 2
+    after = transformers.AutoModelForSequenceClassification.from_pretrained(
+        str(tmp_path / "run" / "hf")
+    )
+    old, new = before.state_dict(), after.state_dict()
+    frozen = [k for k in old if k.startswith(("bert.embeddings.", "bert.encoder.layer.0."))]
+    moved = [k for k in old if k.startswith(f"bert.encoder.layer.{layers - 1}.")]
+    assert frozen and moved
+    assert all(torch.equal(old[k], new[k]) for k in frozen)
+    assert any(not torch.equal(old[k], new[k]) for k in moved)
+    with pytest.raises(ValueError, match="cannot freeze"):
+        freeze_lower(after, layers + 1)
+
+
+def test_in_domain_pairs_need_the_data_folder_not_a_mix_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from models.training.nli_model import main
+
+    with pytest.raises(SystemExit):
+        main(["--mix", str(tmp_path / "mix.jsonl.xz"), "--summary-pairs", "--out", str(tmp_path)])
+    assert "write the mix with it" in capsys.readouterr().err
