@@ -448,7 +448,10 @@ def train(
     hf_dir.mkdir(parents=True, exist_ok=True)
     model.cpu().save_pretrained(hf_dir)
     copy_tokenizer(base_dir, hf_dir)
-    used = pairs[: state["seen"]] if state["seen"] < len(pairs) else pairs
+    # the files of the pairs in the batches that trained (length-bucketed and shuffled, and
+    # repeated per epoch: not the first pairs of the list)
+    path_of = {id(it): p.path for it, p in zip(items, pairs, strict=True)}
+    mix = Counter(path_of[id(it)] for b in batches[:step] for it in b)
     return {
         "pairs_seen": state["seen"],
         "steps": step,
@@ -464,7 +467,7 @@ def train(
         "minutes": round(state["elapsed"] / 60, 1),
         "pairs_per_second": round(state["seen"] / max(state["elapsed"], 1e-9), 1),
         "dev_accuracy": state["dev"],
-        "mix": dict(Counter(p.path for p in used)),
+        "mix": dict(mix),
     }
 
 

@@ -587,3 +587,28 @@ def test_in_domain_pairs_need_the_data_folder_not_a_mix_file(
     with pytest.raises(SystemExit):
         main(["--mix", str(tmp_path / "mix.jsonl.xz"), "--summary-pairs", "--out", str(tmp_path)])
     assert "write the mix with it" in capsys.readouterr().err
+
+
+def test_the_record_counts_the_files_of_the_pairs_that_trained(tmp_path: Path) -> None:
+    from models.training.nli_data import NliPair
+    from models.training.nli_model import train
+
+    pairs = [
+        NliPair(f"file{n % 3}", p.premise, p.hypothesis, p.label) for n, p in enumerate(_pairs())
+    ]
+    record = train(
+        tiny_bert_base(tmp_path / "base"),
+        pairs,
+        pairs[:4],
+        tmp_path / "run",
+        batch_size=4,
+        epochs=2,
+        max_steps=5,
+        max_length=32,
+        precision="fp32",
+        log=lambda _: None,
+    )
+    # five batches of four over two passes of twelve pairs: each pair counted as often as it
+    # trained, so the counts add up to the pairs seen (20), not to the list's length (12)
+    assert record["pairs_seen"] == 20
+    assert sum(record["mix"].values()) == 20 and set(record["mix"]) <= {"file0", "file1", "file2"}
