@@ -111,6 +111,21 @@ def _pairs() -> list:
     ]
 
 
+def _tiny_run(base: Path, pairs: list, out: Path, **overrides):  # noqa: ANN003, ANN202
+    """``train`` on the tiny pairs with the small settings every quick run here uses (batches of
+    4, 32 word-pieces, fp32, quiet), ``overrides`` on top."""
+    from models.training.nli_model import train
+
+    settings = {
+        "batch_size": 4,
+        "max_length": 32,
+        "precision": "fp32",
+        "log": lambda _: None,
+        **overrides,
+    }
+    return train(base, pairs, pairs[:4], out, **settings)
+
+
 def test_training_runs_checkpoints_resumes_and_exports_a_runtime_model(tmp_path: Path) -> None:
     from models.checkers.nli import OnnxNLI
     from models.training.nli_data import LABELS
@@ -176,7 +191,7 @@ def test_training_runs_checkpoints_resumes_and_exports_a_runtime_model(tmp_path:
 def test_a_base_without_segment_embeddings_trains_and_exports(tmp_path: Path) -> None:
     """MPNet's forward takes no token_type_ids: the trainer and the export leave them out."""
     from models.checkers.nli import OnnxNLI
-    from models.training.nli_model import export, train
+    from models.training.nli_model import export
 
     base = tmp_path / "mpnet"
     torch.manual_seed(0)
@@ -190,18 +205,7 @@ def test_a_base_without_segment_embeddings_trains_and_exports(tmp_path: Path) ->
     )
     transformers.MPNetModel(config).save_pretrained(str(base))
     (base / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
-    pairs = _pairs()
-    record = train(
-        base,
-        pairs,
-        pairs[:4],
-        tmp_path / "run",
-        batch_size=4,
-        max_steps=1,
-        max_length=32,
-        precision="fp32",
-        log=lambda _: None,
-    )
+    record = _tiny_run(base, _pairs(), tmp_path / "run", max_steps=1)
     assert record["steps"] == 1
     export(tmp_path / "run" / "hf", tmp_path / "onnx", {"max_length": 32}, quantize=True)
     probs = OnnxNLI(tmp_path / "onnx").predict(["The council met."], ["It met."])
@@ -546,25 +550,13 @@ def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights
 
 
 def test_frozen_layers_keep_their_weights_and_the_rest_trains(tmp_path: Path) -> None:
-    from models.training.nli_model import freeze_lower, train
+    from models.training.nli_model import freeze_lower
 
     base = tiny_bert_base(tmp_path / "base")
     before = transformers.AutoModelForSequenceClassification.from_pretrained(str(base))
     layers = before.config.num_hidden_layers
     assert layers >= 2
-    record = train(
-        base,
-        _pairs(),
-        _pairs()[:4],
-        tmp_path / "run",
-        batch_size=4,
-        max_steps=2,
-        max_length=32,
-        lr=1e-2,
-        precision="fp32",
-        freeze_layers=1,
-        log=lambda _: None,
-    )
+    record = _tiny_run(base, _pairs(), tmp_path / "run", max_steps=2, lr=1e-2, freeze_layers=1)
     assert record["steps"] == 2
     after = transformers.AutoModelForSequenceClassification.from_pretrained(
         str(tmp_path / "run" / "hf")
@@ -591,22 +583,12 @@ def test_in_domain_pairs_need_the_data_folder_not_a_mix_file(
 
 def test_the_record_counts_the_files_of_the_pairs_that_trained(tmp_path: Path) -> None:
     from models.training.nli_data import NliPair
-    from models.training.nli_model import train
 
     pairs = [
         NliPair(f"file{n % 3}", p.premise, p.hypothesis, p.label) for n, p in enumerate(_pairs())
     ]
-    record = train(
-        tiny_bert_base(tmp_path / "base"),
-        pairs,
-        pairs[:4],
-        tmp_path / "run",
-        batch_size=4,
-        epochs=2,
-        max_steps=5,
-        max_length=32,
-        precision="fp32",
-        log=lambda _: None,
+    record = _tiny_run(
+        tiny_bert_base(tmp_path / "base"), pairs, tmp_path / "run", epochs=2, max_steps=5
     )
     # five batches of four over two passes of twelve pairs: each pair counted as often as it
     # trained, so the counts add up to the pairs seen (20), not to the list's length (12)
