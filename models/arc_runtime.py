@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from models.arc_model import ONNX_FILE, TOKENIZER_FILE, TORCH_FILE, read_config
+from models.arc_model import ONNX_FILE, OUTPUT_NAMES, TOKENIZER_FILE, TORCH_FILE, read_config
 from models.checkers.base import PairInput, ShouldStop, check_stop
 from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
@@ -30,8 +30,27 @@ Job = tuple[str, str, tuple[ArcSlot, ...]]
 Prediction = tuple[tuple[float | None, ...], float]
 
 
+def model_files(path: Path, config: dict[str, Any]) -> tuple[Path, Path]:
+    """The ONNX graph and tokenizer a model directory's config points at.
+
+    A directory holds its own ``model.onnx`` and ``tokenizer.json`` unless its config names
+    others (``model_file``, ``tokenizer_file``, relative to the directory): the bundled heads
+    live in the NLI model's graph and read its encoder (:mod:`models.training.shared_encoder`).
+    """
+    return (
+        path / str(config.get("model_file", ONNX_FILE)),
+        path / str(config.get("tokenizer_file", TOKENIZER_FILE)),
+    )
+
+
 def bundled_available(path: Path = BUNDLED_DIR) -> bool:
-    return all((path / f).is_file() for f in ("config.json", ONNX_FILE, TOKENIZER_FILE))
+    if not (path / "config.json").is_file():
+        return False
+    try:
+        config = read_config(path)
+    except (ModelLoadError, ModelNotFoundError):
+        return False
+    return all(f.is_file() for f in model_files(path, config))
 
 
 class ArcSupportRunner:
@@ -52,17 +71,18 @@ class ArcSupportRunner:
         self.max_length = int(self.config["max_length"])
         self.version = str(self.config.get("version", "unversioned"))
         self.vocab = LabelVocab(self.config["labels"])
-        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
+        onnx_file, tokenizer_file = model_files(path, self.config)
+        self._tokenizer = load_tokenizer(tokenizer_file)
         self._cache: OrderedDict[Job, Prediction] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         if runtime == "onnx":
-            if not (path / ONNX_FILE).is_file():
+            if not onnx_file.is_file():
                 raise ModelNotFoundError(
-                    f"{path}: no {ONNX_FILE}; use runtime='torch' for {TORCH_FILE} weights."
+                    f"{path}: no {onnx_file.name}; use runtime='torch' for {TORCH_FILE} weights."
                 )
             self._session: Any
-            self._session, choice = onnx_model(path, device, ONNX_FILE)
+            self._session, choice = onnx_model(onnx_file.parent, device, onnx_file.name)
             self.runs_on = choice.runs_on  # device and precision, recorded with each run
         elif runtime == "torch":
             from models.arc_model import load_torch
@@ -122,7 +142,8 @@ class ArcSupportRunner:
 
     def _run(self, feed: dict[str, Any]) -> tuple[Any, Any]:
         if self.runtime == "onnx":
-            arc_prob, support = self._session.run(None, feed)
+            # By name: a graph shared with the NLI model has its probabilities as well.
+            arc_prob, support = self._session.run(list(OUTPUT_NAMES), feed)
             return arc_prob, support
         import torch
 

@@ -8,19 +8,32 @@ user's directory instead: for "dae" one saved by our trainer (torch ``model.pt``
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from models.arc_runtime import Runtime, bundled_available
 from models.checkers.base import Checker
 from models.registry import CheckerEntry, register
+from models.resources import resources_dir
 from models.runtime import DevicePref
+
+#: The fast path's arc/support model: all-MiniLM-L6-v2 fine-tuned with both heads (the model the
+#: defaults used before their heads moved onto the NLI model's encoder).
+FAST_ARC_DIR = resources_dir() / "models" / "arc_support_fast"
 
 
 def _runtime_for(model_dir: Path | None) -> Runtime:
-    # A trainer directory with only torch weights runs through torch.
-    if model_dir is not None and not (model_dir / "model.onnx").is_file():
-        return "torch"
-    return "onnx"
+    # A trainer directory with only torch weights runs through torch (its config may name a
+    # graph elsewhere, as the bundled heads on the NLI model's encoder do).
+    if model_dir is None:
+        return "onnx"
+    config = model_dir / "config.json"
+    named = (
+        json.loads(config.read_text(encoding="utf-8")).get("model_file")
+        if config.is_file()
+        else None
+    )
+    return "onnx" if (model_dir / (named or "model.onnx")).is_file() else "torch"
 
 
 def _dae(device: DevicePref, model_dir: Path | None) -> Checker:
@@ -99,11 +112,14 @@ def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.registry import load_checker
 
     combiner = load_combiner(FAST_FILE)
+    # The fast path keeps its own MiniLM arc/support model: the bundled heads read the MPNet
+    # encoder, which is what the fast path avoids (its weights were fitted on these scores).
+    arc_dir = model_dir if model_dir is not None else FAST_ARC_DIR
     parts = {
         name: load_checker(
             "nli-fast" if name == "nli" else name,
             device=device,
-            model_dir=model_dir if name in ("dae", "support", "grounding") else None,
+            model_dir=arc_dir if name in ("dae", "support", "grounding") else None,
         )
         for name in combiner.components
     }
@@ -115,7 +131,12 @@ def _combined_fast_available() -> bool:
     from models.checkers.nli import FAST_DIR
     from models.checkers.nli import bundled_available as nli_available
 
-    return _combined_available() and FAST_FILE.is_file() and nli_available(FAST_DIR)
+    return (
+        _combined_available()
+        and FAST_FILE.is_file()
+        and nli_available(FAST_DIR)
+        and bundled_available(FAST_ARC_DIR)
+    )
 
 
 def _answers(device: DevicePref) -> Checker | None:

@@ -154,6 +154,9 @@ class OnnxNLI:
             ) from exc
         self._session = onnx_session(path / MODEL_FILE, device)
         self._inputs = {i.name for i in self._session.get_inputs()}
+        # The first output: a graph shared with the arc/support heads has theirs after it, and
+        # asking for this one alone keeps onnxruntime from running the heads.
+        self._output = self._session.get_outputs()[0].name
         # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
         # not cut), one encodes pairs for the model, truncated to its input length.
         self._counter = load_tokenizer(path / TOKENIZER_FILE)
@@ -189,7 +192,7 @@ class OnnxNLI:
                 "token_type_ids": np.asarray([e.type_ids], np.int64),
             }
             feed = {k: v for k, v in feed.items() if k in self._inputs}
-            out[i] = self._session.run(None, feed)[0][0]
+            out[i] = self._session.run([self._output], feed)[0][0]
             _RECENT[key] = out[i].copy()
             if len(_RECENT) > _RECENT_SIZE:
                 _RECENT.popitem(last=False)

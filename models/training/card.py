@@ -172,6 +172,16 @@ def _later_parts(bundle: Path) -> list[str]:
     return lines
 
 
+def _arc_encoder(arc: dict) -> str:
+    """Which encoder the arc/support heads read (their own, or the NLI model's, in its graph)."""
+    if "model_file" in arc:
+        return (
+            f"the frozen encoder of the NLI model, in its graph (`{arc['model_file']}`; "
+            "`python -m models.training.nli_heads`, then `models.training.shared_encoder`)"
+        )
+    return "the same fine-tuned encoder"
+
+
 def write_card(
     bundle: Path,
     eval_text: str,
@@ -194,7 +204,7 @@ def write_card(
         "",
         f"* `arc_support/` - the multi-task checker model, version `{arc['version']}`. One input "
         "`[CLS] evidence window [SEP] output sentence [SEP]` (max "
-        f"{arc['max_length']} word-pieces); two heads on the same fine-tuned encoder:",
+        f"{arc['max_length']} word-pieces); two heads on {_arc_encoder(arc)}:",
         "  * **arc entailment (DAE)** - each content arc is [state of the head word's **first** "
         "word-piece; state of the child word's **first** word-piece; a learned "
         f"{arc['label_dim']}-d label embedding] -> linear -> entailed / not. Label vocabulary: "

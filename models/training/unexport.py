@@ -61,6 +61,10 @@ def _dequantise(q: np.ndarray, scale: np.ndarray, zero: np.ndarray) -> np.ndarra
     return ((q.astype(np.int32) - zero.astype(np.int32)) * scale).astype(np.float32)
 
 
+#: Initialisers of the arc/support heads that :mod:`models.training.shared_encoder` adds.
+HEADS_PREFIX = "heads."
+
+
 def weights_of(onnx_path: Path) -> dict[str, np.ndarray]:
     """Every parameter of the exported classifier by its Hugging Face name (torch layout)."""
     import onnx
@@ -89,8 +93,8 @@ def weights_of(onnx_path: Path) -> dict[str, np.ndarray]:
         if node.op_type not in ("MatMulInteger", "MatMul", "Gemm"):
             continue
         weight = next((i for i in node.input[1:2] if i in inits), None)
-        if weight is None:
-            continue
+        if weight is None or weight.startswith(HEADS_PREFIX):
+            continue  # the arc/support heads added beside the classifier are not its layers
         module = _module_of(node.output[0])
         if module is None:
             raise ModelLoadError(f"{onnx_path}: cannot tell which layer {weight} belongs to.")

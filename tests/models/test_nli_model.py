@@ -521,8 +521,8 @@ def test_a_resumed_run_with_a_time_budget_goes_on_past_the_last_plan(tmp_path: P
 def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights(
     onnx_nli: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """``combined-fast`` puts ``nli-fast`` in the combined score's ``nli`` slot, weighs it by
-    its own combiner file, and is never a default (the fast path once ran the MPNet model
+    """``combined-fast`` puts ``nli-fast`` in the combined score's ``nli`` slot, reads the
+    MiniLM arc/support model, weighs them by its own combiner file, and is never a default (the fast path once ran the MPNet model
     inside ``combined``, as slow as the default path)."""
     import models.checkers.combined as combined
     import models.checkers.nli as nli
@@ -540,6 +540,13 @@ def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights
     assert checker.name == "combined-fast" and "combined-fast" not in registry.default_checkers()
     fast = registry.load_checker("nli-fast", device="cpu")
     assert checker._components["nli"].version == fast.version
+    # its arc/support scores come from the MiniLM model, not from heads on the MPNet encoder
+    from models.bundled import FAST_ARC_DIR
+
+    for name in ("dae", "support"):
+        if name in checker._components:
+            assert checker._components[name]._runner.path == FAST_ARC_DIR
+            assert checker._components[name].version != registry.load_checker(name).version
     src, out = parse("The mayor opened the bridge."), parse("The mayor closed the bridge.")
     (got,) = checker.score([PairInput(1, src, out)])
     (alone,) = fast.score([PairInput(1, src, out)])
