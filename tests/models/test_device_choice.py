@@ -52,9 +52,11 @@ def providers(monkeypatch: pytest.MonkeyPatch, names: list[str]) -> None:
 def test_precision_is_read_from_the_graph(model_dir: Path) -> None:
     assert onnx_precision(model_dir / "model.onnx") == "int8"
     assert onnx_precision(model_dir / "model.fp32.onnx") == "fp32"
-    from models.arc_runtime import BUNDLED_DIR
+    from models.arc_model import read_config
+    from models.arc_runtime import BUNDLED_DIR, model_files
 
-    assert onnx_precision(BUNDLED_DIR / "model.onnx") == "int8"  # the bundled model
+    graph, _ = model_files(BUNDLED_DIR, read_config(BUNDLED_DIR))  # the NLI model's graph
+    assert onnx_precision(graph) == "int8"  # the bundled model
 
 
 def test_cuda_picks_the_gpu_export(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
