@@ -9,6 +9,7 @@ user's directory instead: for "dae" one saved by our trainer (torch ``model.pt``
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from models.arc_runtime import Runtime, bundled_available
@@ -65,6 +66,43 @@ register(
 )
 
 
+def _fast(short: str, display: str) -> Callable[[DevicePref, Path | None], Checker]:
+    """A loader for the fast path's own ``dae``/``support``: the MiniLM model's heads."""
+
+    def load(device: DevicePref, model_dir: Path | None) -> Checker:
+        checker = (_dae if short == "dae" else _support)(device, model_dir or FAST_ARC_DIR)
+        if model_dir is None:
+            checker.name, checker.display_name = f"{short}-fast", display  # type: ignore[misc]
+        return checker
+
+    return load
+
+
+def _fast_arc_available() -> bool:
+    return bundled_available(FAST_ARC_DIR)
+
+
+# The fast path's arc/support scores (selectable, not defaults): what `combined-fast` reads.
+register(
+    CheckerEntry(
+        "dae-fast",
+        "arc entailment (DAE, fast)",
+        "arc",
+        _fast("dae", "arc entailment (DAE, fast)"),
+        available=_fast_arc_available,
+    )
+)
+register(
+    CheckerEntry(
+        "support-fast",
+        "sentence support (fast)",
+        "sentence",
+        _fast("support", "sentence support (fast)"),
+        available=_fast_arc_available,
+    )
+)
+
+
 def _grounding(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.grounding import GroundingChecker
 
@@ -114,12 +152,14 @@ def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
     combiner = load_combiner(FAST_FILE)
     # The fast path keeps its own MiniLM arc/support model: the bundled heads read the MPNet
     # encoder, which is what the fast path avoids (its weights were fitted on these scores).
-    arc_dir = model_dir if model_dir is not None else FAST_ARC_DIR
+    in_place = {"nli": "nli-fast"}
+    if model_dir is None:  # a user's arc/support model replaces the fast path's, as elsewhere
+        in_place.update(dae="dae-fast", support="support-fast")
     parts = {
         name: load_checker(
-            "nli-fast" if name == "nli" else name,
+            in_place.get(name, name),
             device=device,
-            model_dir=arc_dir if name in ("dae", "support", "grounding") else None,
+            model_dir=model_dir if name in ("dae", "support", "grounding") else None,
         )
         for name in combiner.components
     }

@@ -115,7 +115,12 @@ class Timed:
 
 
 #: What the fast path runs in place of each default checker.
-FAST_IN_PLACE = {"nli": "nli-fast", "combined": "combined-fast"}
+FAST_IN_PLACE = {
+    "nli": "nli-fast",
+    "dae": "dae-fast",
+    "support": "support-fast",
+    "combined": "combined-fast",
+}
 
 
 def fast_checkers() -> list[str]:

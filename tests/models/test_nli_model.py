@@ -545,8 +545,10 @@ def test_the_fast_paths_combined_score_reads_the_fast_model_with_its_own_weights
 
     for name in ("dae", "support"):
         if name in checker._components:
-            assert checker._components[name]._runner.path == FAST_ARC_DIR
-            assert checker._components[name].version != registry.load_checker(name).version
+            part = checker._components[name]
+            assert part._runner.path == FAST_ARC_DIR and part.name == f"{name}-fast"
+            assert part.version != registry.load_checker(name).version
+            assert f"{name}-fast" not in registry.default_checkers()
     src, out = parse("The mayor opened the bridge."), parse("The mayor closed the bridge.")
     (got,) = checker.score([PairInput(1, src, out)])
     (alone,) = fast.score([PairInput(1, src, out)])
