@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from models.arc_runtime import Runtime, bundled_available
+from models.arc_runtime import Runtime, bundled_available, model_files
 from models.checkers.base import Checker
 from models.registry import CheckerEntry, register
 from models.resources import resources_dir
@@ -29,12 +29,9 @@ def _runtime_for(model_dir: Path | None) -> Runtime:
     if model_dir is None:
         return "onnx"
     config = model_dir / "config.json"
-    named = (
-        json.loads(config.read_text(encoding="utf-8")).get("model_file")
-        if config.is_file()
-        else None
-    )
-    return "onnx" if (model_dir / (named or "model.onnx")).is_file() else "torch"
+    named = json.loads(config.read_text(encoding="utf-8")) if config.is_file() else {}
+    graph, _ = model_files(model_dir, named)
+    return "onnx" if graph.is_file() else "torch"
 
 
 def _dae(device: DevicePref, model_dir: Path | None) -> Checker:

@@ -110,10 +110,12 @@ def extract_states(
     heads, children, labels, arc_ys, clss, sup_ys = [], [], [], [], [], []
     done = 0
     encoder.eval()
+    out_of_time = False
     for lo in range(0, len(items), 512):
         chunk = sorted(items[lo : lo + 512], key=lambda it: len(it[0].ids))
         for b in range(0, len(chunk), batch_size):
             if seconds is not None and time.monotonic() - start > seconds:
+                out_of_time = True
                 break
             batch = chunk[b : b + batch_size]
             feed = collate([it[0] for it in batch])
@@ -137,12 +139,11 @@ def extract_states(
                     labels.append(enc.arc_label[k])
                     arc_ys.append(yy)
             done += len(batch)
-        else:
-            if log:
-                rate = done / max(time.monotonic() - start, 1e-9)
-                log(f"states: {done}/{len(items)} examples ({rate:.1f}/s)")
-            continue
-        break
+        if out_of_time:
+            break
+        if log:
+            rate = done / max(time.monotonic() - start, 1e-9)
+            log(f"states: {done}/{len(items)} examples ({rate:.1f}/s)")
     hidden = int(encoder.config.hidden_size)
     return States(
         head=np.array(heads, np.float16).reshape(-1, hidden),

@@ -321,18 +321,29 @@ class _Rules:
         return np.asarray(rows, np.float32)
 
 
-def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
-    onnx_nli: Path,
-) -> None:
-    from models.checkers.nli import NLISentenceChecker, support_margin
+BRIDGE_SOURCE = (
+    "The bridge was opened by the mayor on Tuesday. The crowd cheered. "
+    "The mayor was elected in 2019."
+)
+
+
+def _rules_checker(onnx_nli: Path) -> tuple:
+    """The NLI checker with its model replaced by the rules above (calls recorded)."""
+    from models.checkers.nli import NLISentenceChecker
 
     checker = NLISentenceChecker(onnx_nli, device="cpu")
     rules = _Rules()
     checker._onnx.predict = rules.predict  # type: ignore[union-attr,method-assign]
-    src = parse(
-        "The bridge was opened by the mayor on Tuesday. The crowd cheered. "
-        "The mayor was elected in 2019."
-    )
+    return checker, rules
+
+
+def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
+    onnx_nli: Path,
+) -> None:
+    from models.checkers.nli import support_margin
+
+    checker, rules = _rules_checker(onnx_nli)
+    src = parse(BRIDGE_SOURCE)
     out = parse(
         "The mayor, who was elected in 2020, opened the bridge. "
         "The mayor opened the bridge and praised the workers. The crowd cheered."
@@ -354,15 +365,8 @@ def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
 
 
 def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
-    from models.checkers.nli import NLISentenceChecker
-
-    checker = NLISentenceChecker(onnx_nli, device="cpu")
-    rules = _Rules()
-    checker._onnx.predict = rules.predict  # type: ignore[union-attr,method-assign]
-    src = parse(
-        "The bridge was opened by the mayor on Tuesday. The crowd cheered. "
-        "The mayor was elected in 2019."
-    )
+    checker, rules = _rules_checker(onnx_nli)
+    src = parse(BRIDGE_SOURCE)
     out = parse("The mayor, who was elected in 2020, opened the bridge. The crowd cheered.")
     readings = checker.readings(PairInput(1, src, out))
     assert [r.sentence for r in readings] == [0, 0, 1]
