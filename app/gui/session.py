@@ -226,13 +226,16 @@ class ReviewSession(QObject):
         box.blockSignals(True)
         box.clear()
         for name, display in names.items():
-            box.addItem(f"{display} (v{versions.get(name, '?')})", name)
-            if name in versions:  # which device and precision scored what
+            # the name an editor knows; the version (a content hash) and where the pairs were
+            # scored are in the tooltip
+            box.addItem(display, name)
+            if name in versions:  # which version, device and precision scored what
                 places = project.runs_on(name, versions[name])
                 where = ", ".join(f"{p} ({n} pairs)" for p, n in places.items())
                 box.setItemData(
                     box.count() - 1,
-                    f"scored on {where}" if where else "nothing scored yet",
+                    f"version {versions[name]}; "
+                    + (f"scored on {where}" if where else "nothing scored yet"),
                     Qt.ItemDataRole.ToolTipRole,
                 )
         i = box.findData(wanted)

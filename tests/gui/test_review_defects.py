@@ -184,5 +184,8 @@ def test_after_adapt_the_checker_box_says_where_and_from_which_version(
     box = win.checker_box
     tip = box.itemData(box.findData("combined"), Qt.ItemDataRole.ToolTipRole)
     assert "unrecorded" not in tip
-    assert tip == f"scored on cpu, refitted from the scores of v{base} ({F.N_PAIRS} pairs)"
+    version = win.session.project.current_versions()["combined"]
+    assert tip == (
+        f"version {version}; scored on cpu, refitted from the scores of v{base} ({F.N_PAIRS} pairs)"
+    )
     assert win.statusBar().currentMessage().endswith(f"; shown: v{win.session.version}")
