@@ -5,6 +5,12 @@ and one forward pass gives both an output sentence's arc scores and its support,
 result is kept for the other checker (a small cache keyed by the exact input). Each input runs
 on its own (:meth:`ArcSupportRunner.predict`), so a sentence's scores never depend on what else
 is analysed with it.
+
+The bundled heads sit in the NLI model's graph (:mod:`models.training.shared_encoder`), so the
+same pass gives the NLI model's probabilities of (evidence, sentence): the runner keeps them
+(:mod:`models.nli_recent`) and the NLI checker, which reads a one-claim sentence against the
+same evidence (a model folder's ``window_sentences``: the most relevant sentences, as the NLI
+checker's widest window), makes one pass for all three checkers (:func:`heads_on`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from models import nli_recent
 from models.arc_model import ONNX_FILE, OUTPUT_NAMES, TOKENIZER_FILE, TORCH_FILE, read_config
 from models.checkers.base import PairInput, ShouldStop, check_stop
 from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
@@ -28,6 +35,8 @@ Runtime = Literal["onnx", "torch"]
 BUNDLED_DIR = resources_dir() / "models" / "arc_support"
 Job = tuple[str, str, tuple[ArcSlot, ...]]
 Prediction = tuple[tuple[float | None, ...], float]
+#: The NLI model's output in a graph shared with it.
+NLI_OUTPUT = "probs"
 
 
 def model_files(path: Path, config: dict[str, Any]) -> tuple[Path, Path]:
@@ -70,6 +79,11 @@ class ArcSupportRunner:
         self.runtime = runtime
         self.max_length = int(self.config["max_length"])
         self.version = str(self.config.get("version", "unversioned"))
+        #: How many source sentences (the most relevant) each window holds; None: as many as fit.
+        self.window = _window_sentences(path, self.config)
+        #: The version and input length of the NLI model whose graph holds these heads (its
+        #: probabilities come with each pass), else None.
+        self.nli: tuple[str, int] | None = None
         self.vocab = LabelVocab(self.config["labels"])
         onnx_file, tokenizer_file = model_files(path, self.config)
         self._tokenizer = load_tokenizer(tokenizer_file)
@@ -84,6 +98,7 @@ class ArcSupportRunner:
             self._session: Any
             self._session, choice = onnx_model(onnx_file.parent, device, onnx_file.name)
             self.runs_on = choice.runs_on  # device and precision, recorded with each run
+            self.nli = _nli_model(choice.path, self._session)
         elif runtime == "torch":
             from models.arc_model import load_torch
 
@@ -96,6 +111,10 @@ class ArcSupportRunner:
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 
+    def runs_session(self, session: Any) -> bool:
+        """Whether this runner runs that onnxruntime session (one loaded graph)."""
+        return self.runtime == "onnx" and self._session is session
+
     def windows(self, item: PairInput, retriever: Retriever | None) -> list[Evidence]:
         return build_windows(
             item.source,
@@ -103,6 +122,7 @@ class ArcSupportRunner:
             max_tokens=self.max_length,
             count_tokens=self.count_tokens,
             retriever=retriever,
+            size=self.window,
         )
 
     def predict(
@@ -133,17 +153,26 @@ class ArcSupportRunner:
 
     def _predict_one(self, job: Job) -> Prediction:
         e = encode_pair(self._tokenizer, job[0], job[1], job[2], self.vocab, self.max_length)
-        arc_prob, support = self._run(collate([e]))
+        # the NLI model reads an input it would not cut token for token as the heads do
+        whole = self.nli is not None and len(e.ids) < min(self.max_length, self.nli[1])
+        arc_prob, support = self._run(collate([e]), job if whole else None)
         arcs = tuple(
             float(arc_prob[0, k]) if e.arc_head[k] >= 0 and e.arc_child[k] >= 0 else None
             for k in range(len(e.arc_head))
         )
         return arcs, float(support[0])
 
-    def _run(self, feed: dict[str, Any]) -> tuple[Any, Any]:
+    def _run(self, feed: dict[str, Any], job: Job | None = None) -> tuple[Any, Any]:
+        """Arc and support probabilities of one input; a graph shared with the NLI model gives
+        its probabilities too, kept for the NLI checker when ``job`` is given (the input as the
+        NLI model would read it)."""
         if self.runtime == "onnx":
             # By name: a graph shared with the NLI model has its probabilities as well.
-            arc_prob, support = self._session.run(list(OUTPUT_NAMES), feed)
+            if self.nli is None or job is None:
+                arc_prob, support = self._session.run(list(OUTPUT_NAMES), feed)
+                return arc_prob, support
+            arc_prob, support, probs = self._session.run([*OUTPUT_NAMES, NLI_OUTPUT], feed)
+            nli_recent.remember(self.nli[0], job[0], job[1], probs[0])
             return arc_prob, support
         import torch
 
@@ -161,6 +190,50 @@ class ArcSupportRunner:
             ]
             arc_prob, support = self._module(*tensors)
         return arc_prob.float().cpu().numpy(), support.float().cpu().numpy()
+
+
+def _window_sentences(path: Path, config: dict[str, Any]) -> int | None:
+    """A model folder's ``window_sentences`` (a positive whole number), else None."""
+    value = config.get("window_sentences")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ModelLoadError(
+            f"{path / 'config.json'}: window_sentences must be a whole number of at least 1, "
+            f"not {value!r}."
+        )
+    return value
+
+
+def _nli_model(graph: Path, session: Any) -> tuple[str, int] | None:
+    """The version and input length of the NLI model whose graph this is (its config beside
+    it, its ``probs`` output), else None."""
+    import json
+
+    from models.checkers.nli import KIND
+
+    if NLI_OUTPUT not in {o.name for o in session.get_outputs()}:
+        return None
+    try:
+        config = json.loads((graph.parent / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(config, dict) or config.get("kind") != KIND or not config.get("version"):
+        return None
+    try:
+        return str(config["version"]), int(config["max_length"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def heads_on(graph: Path, device: DevicePref = "auto") -> ArcSupportRunner | None:
+    """The bundled arc/support runner when its heads are in this NLI graph, else None."""
+    if not bundled_available(BUNDLED_DIR):
+        return None
+    onnx_file, _ = model_files(BUNDLED_DIR, read_config(BUNDLED_DIR))
+    if onnx_file.resolve() != Path(graph).resolve():
+        return None
+    return get_runner(BUNDLED_DIR, "onnx", device)
 
 
 @functools.lru_cache(maxsize=4)

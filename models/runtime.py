@@ -16,6 +16,8 @@ e.g. "cpu int8", "cuda fp16"), and each analysis run records it.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -59,10 +61,14 @@ def onnx_precision(path: str | Path) -> str:
     if path.name.endswith(".fp16.onnx"):
         return "fp16"
     try:
+        key = _file_key(path)
+        if key in _PRECISIONS:
+            return _PRECISIONS[key]
         data = path.read_bytes()
     except OSError as exc:
         raise ModelLoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return "int8" if any(op in data for op in _INT8_OPS) else "fp32"
+    _PRECISIONS[key] = "int8" if any(op in data for op in _INT8_OPS) else "fp32"
+    return _PRECISIONS[key]
 
 
 def choose_onnx(
@@ -116,16 +122,40 @@ def onnx_providers(device: DevicePref = "auto") -> list[str]:
     return ["CPUExecutionProvider"]
 
 
-def onnx_session(path: str | Path, device: DevicePref = "auto") -> Any:
-    """An onnxruntime session for a model file on the chosen device, quiet.
+#: Loaded sessions by file and providers, for as long as something holds them. One graph can
+#: serve several checkers (the bundled NLI graph holds the arc and support heads too: nli, dae
+#: and support read it), and then it is loaded once. A file is known by its resolved path, size
+#: and modification time, so a model written again in place loads anew. onnxruntime runs one
+#: session from several threads.
+_SESSIONS: weakref.WeakValueDictionary[tuple[str, int, int, tuple[str, ...]], Any] = (
+    weakref.WeakValueDictionary()
+)
+_SESSIONS_LOCK = threading.Lock()
+_PRECISIONS: dict[tuple[str, int, int], str] = {}
 
-    Raises:
-        ModelLoadError: when the file cannot be loaded (onnxruntime raises untyped errors).
-    """
-    return _session(path, onnx_providers(device))
+
+def _file_key(path: Path) -> tuple[str, int, int]:
+    """A file's resolved path, size and modification time (raises OSError when it is missing)."""
+    resolved = path.resolve()
+    stat = resolved.stat()
+    return str(resolved), stat.st_size, stat.st_mtime_ns
 
 
 def _session(path: str | Path, providers: list[str]) -> Any:
+    """The session of a file on these providers: the one already loaded, else a new one."""
+    try:
+        key = (*_file_key(Path(path)), tuple(providers))
+    except OSError:
+        return _load_session(path, providers)  # says what is wrong with the file
+    with _SESSIONS_LOCK:
+        session = _SESSIONS.get(key)
+        if session is None:
+            session = _load_session(path, providers)
+            _SESSIONS[key] = session
+    return session
+
+
+def _load_session(path: str | Path, providers: list[str]) -> Any:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()

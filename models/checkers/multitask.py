@@ -109,7 +109,9 @@ class MultiTaskChecker(OnePairAtATime):
         )
         bundled = path.resolve() == BUNDLED_DIR.resolve()
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
-        self.version = f"{self._runner.version}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
+        # a model that reads the most relevant sentences rather than a full window scores anew
+        window = "" if self._runner.window is None else f"+window{self._runner.window}"
+        self.version = f"{self._runner.version}{window}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
 

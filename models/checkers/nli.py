@@ -16,14 +16,14 @@ available, else CPU), imported only when such a checker is loaded.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from models import nli_recent
 from models.checkers.base import (
     QA_REVISION,
     Grain,
@@ -49,7 +49,10 @@ from models.evidence import (
 )
 from models.figures import Restated, restate_figures
 from models.resources import resources_dir
-from models.runtime import ALONE_REVISION, DevicePref, onnx_session, torch_device
+from models.runtime import ALONE_REVISION, DevicePref, onnx_model, torch_device
+
+if TYPE_CHECKING:
+    from models.arc_runtime import ArcSupportRunner, Job
 
 BUNDLED_DIR = resources_dir() / "models" / "nli"
 #: The fast path: a MiniLM-L6 NLI model trained with the same command (``--base minilm``), for
@@ -119,13 +122,6 @@ def contradiction_index(id2label: dict[Any, str]) -> int | None:
     return None
 
 
-#: Recent (model version, premise, hypothesis) -> probabilities. The combined score runs the NLI
-#: checker as a feature right after (or before) the same checker runs on its own: the second
-#: reading of a claim is free. Bounded; pure (the same inputs give the same row).
-_RECENT: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
-_RECENT_SIZE = 4096
-
-
 class OnnxNLI:
     """An exported NLI classifier (:mod:`models.training.nli_model`) run by onnxruntime.
 
@@ -152,11 +148,12 @@ class OnnxNLI:
                 f"{path / CONFIG_FILE}: not an NLI model config (needs id2label, max_length, "
                 f"version): {exc}"
             ) from exc
-        self._session = onnx_session(path / MODEL_FILE, device)
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        self.session, choice = onnx_model(path, device, MODEL_FILE)
+        self.runs_on = choice.runs_on  # device and precision, recorded with each run
+        self._inputs = {i.name for i in self.session.get_inputs()}
         # The first output: a graph shared with the arc/support heads has theirs after it, and
         # asking for this one alone keeps onnxruntime from running the heads.
-        self._output = self._session.get_outputs()[0].name
+        self._output = self.session.get_outputs()[0].name
         # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
         # not cut), one encodes pairs for the model, truncated to its input length.
         self._counter = load_tokenizer(path / TOKENIZER_FILE)
@@ -179,10 +176,9 @@ class OnnxNLI:
         n = len(premises)
         out = np.zeros((n, len(self.id2label)), np.float32)
         for i in range(n):
-            key = (self.version, premises[i], hypotheses[i])
-            if key in _RECENT:
-                _RECENT.move_to_end(key)
-                out[i] = _RECENT[key]
+            kept = nli_recent.recall(self.version, premises[i], hypotheses[i])
+            if kept is not None:
+                out[i] = kept
                 continue
             e = self._tokenizer.encode(premises[i], hypotheses[i])
             ids = np.asarray([e.ids], np.int64)
@@ -192,10 +188,8 @@ class OnnxNLI:
                 "token_type_ids": np.asarray([e.type_ids], np.int64),
             }
             feed = {k: v for k, v in feed.items() if k in self._inputs}
-            out[i] = self._session.run([self._output], feed)[0][0]
-            _RECENT[key] = out[i].copy()
-            if len(_RECENT) > _RECENT_SIZE:
-                _RECENT.popitem(last=False)
+            out[i] = self.session.run([self._output], feed)[0][0]
+            nli_recent.remember(self.version, premises[i], hypotheses[i], out[i])
         return out
 
 
@@ -225,11 +219,20 @@ class NLISentenceChecker:
             raise ModelNotFoundError(f"{path}: not a model directory (no config.json).")
         self._retriever = retriever
         self._onnx: OnnxNLI | None = None
+        #: The arc/support heads in this model's graph (bundled): see :meth:`_shared`.
+        self._heads: ArcSupportRunner | None = None
         if is_onnx_dir(path):
+            from models.arc_runtime import heads_on
+
             self._onnx = OnnxNLI(path, device)
+            heads = heads_on(path / MODEL_FILE, device)
+            # one pass serves both only when both read the very same session
+            if heads is not None and heads.runs_session(self._onnx.session):
+                self._heads = heads
             self._entail = entailment_index(self._onnx.id2label)
             self._contradict = contradiction_index(self._onnx.id2label)
             self.max_tokens = min(max_tokens, self._onnx.max_length)
+            self.runs_on = self._onnx.runs_on
             bundled = model_dir is None
             self.name = name or ("nli" if bundled else f"nli:{path.name}")
             self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}+{ALONE_REVISION}"
@@ -295,10 +298,18 @@ class NLISentenceChecker:
             for u in range(len(plan.units))
             for w in range(len(plan.windows[u]))
         ]
+        shared = {
+            (p, u, w): job
+            for p, item in enumerate(batch)
+            for (u, w), job in self._shared(item, plans[p]).items()
+        }
         got: dict[tuple[int, int, int], np.ndarray] = {}
         for lo in range(0, len(jobs), batch_size):
             check_stop(should_stop)
             chunk = jobs[lo : lo + batch_size]
+            if self._heads is not None:
+                # the arc/support pass over these inputs gives their probabilities too
+                self._heads.predict([shared[key] for key in chunk if key in shared])
             premises = [plans[p].windows[u][w].text for p, u, w in chunk]
             hypotheses = [plans[p].read[u].text for p, u, _ in chunk]
             for key, row in zip(chunk, self._probs(premises, hypotheses), strict=True):
@@ -393,6 +404,29 @@ class NLISentenceChecker:
             ],
         )
 
+    def _shared(self, item: PairInput, plan: _Plan) -> dict[tuple[int, int], Job]:
+        """The readings (claim, window) that are also the arc/support model's input, each with
+        that input: a one-claim sentence, read as it is written, against the window the heads
+        read for it (the bundled heads sit in this model's graph and read the same number of
+        most relevant sentences as the widest window). One pass then serves the NLI, DAE and
+        support checkers: whichever runs first computes it, the others find it kept
+        (:mod:`models.nli_recent`, the runner's cache). Empty without heads in the graph."""
+        if self._heads is None:
+            return {}
+        from models.checkers.multitask import arc_slots
+
+        windows = self._heads.windows(item, self._retriever)
+        out: dict[tuple[int, int], Job] = {}
+        for u, unit in enumerate(plan.units):
+            s = plan.owners[u]
+            sentence = item.output.sentences[s]
+            if unit is not sentence or item.claim(s) is not None or plan.read[u].changes:
+                continue
+            for w, window in enumerate(plan.windows[u]):
+                if window.text == windows[s].text:
+                    out[(u, w)] = (window.text, sentence.text, arc_slots(sentence))
+        return out
+
     def _result(self, item: PairInput, plan: _Plan, probs: list[list[np.ndarray]]) -> PairScore:
         """Sentence scores from each claim's readings, one per evidence window."""
         sentences = []
@@ -471,7 +505,9 @@ class NLISentenceChecker:
             # the single source sentence of the window that contradicts the claim most
             candidates = list(window.ranked or window.sentence_indices)[:SHOWN]
             texts = [item.source.sentences[i].text for i in candidates]
-            rows = self._probs(texts, [plan.read[unit].text] * len(texts)) if texts else []
+            rows: np.ndarray | list[np.ndarray] = (
+                self._probs(texts, [plan.read[unit].text] * len(texts)) if texts else []
+            )
             if len(rows):
                 best = max(range(len(candidates)), key=lambda k: float(rows[k][self._contradict]))
                 # a sentence is named only when, read alone, contradiction is what it says of

@@ -17,7 +17,13 @@ arc/support ``config.json``, whose ``model_file`` and ``tokenizer_file`` point a
 (read by :class:`models.arc_runtime.ArcSupportRunner`). The bundled models were built with
 
     python -m models.training.shared_encoder resources/models/nli HEADS \\
-        --nli-out resources/models/nli --arc-out resources/models/arc_support
+        --nli-out resources/models/nli --arc-out resources/models/arc_support \\
+        --window-sentences 5
+
+``--window-sentences N``: the heads read the N most relevant source sentences rather than as
+many as fit; with N the NLI checker's widest window (:data:`models.checkers.nli.WINDOW_SIZES`)
+the NLI checker's reading of a one-claim sentence and the heads' input are the same, and one
+pass serves ``nli``, ``dae`` and ``support`` (:mod:`models.arc_runtime`).
 """
 
 from __future__ import annotations
@@ -120,7 +126,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("heads_dir", type=Path, help="nli_heads output (config.json, model.pt)")
     ap.add_argument("--nli-out", type=Path, required=True, help="folder for the shared graph")
     ap.add_argument("--arc-out", type=Path, required=True, help="folder for the heads' config")
+    ap.add_argument(
+        "--window-sentences",
+        type=int,
+        default=None,
+        help="the heads read the N most relevant source sentences (the NLI checker's widest "
+        "window, 5, makes one pass serve nli, dae and support); default: as many as fit",
+    )
     args = ap.parse_args(argv)
+    if args.window_sentences is not None and args.window_sentences < 1:
+        ap.error("--window-sentences must be at least 1")
 
     import torch
 
@@ -153,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         onnx_int8=True,
         version=f"{nli_version}-{file_hash(args.heads_dir / 'model.pt')[:6]}",
     )
+    if args.window_sentences is not None:
+        heads_config["window_sentences"] = args.window_sentences
     (args.arc_out / "config.json").write_text(json.dumps(heads_config, indent=2), encoding="utf-8")
     return 0
 

@@ -99,6 +99,54 @@ def test_no_cuda_runs_model_onnx_on_the_cpu(
 def test_bundled_checkers_say_where_they_run() -> None:
     from app.analysis import load_checkers, runs_on
 
-    checkers = {c.name: c for c in load_checkers(["lexical", "dae", "align", "combined"])}
+    names = ["lexical", "nli", "dae", "align", "combined"]
+    checkers = {c.name: c for c in load_checkers(names)}
     assert runs_on(checkers["lexical"]) == "cpu"
-    assert {runs_on(checkers[n]) for n in ("dae", "align", "combined")} == {"cpu int8"}
+    assert {runs_on(checkers[n]) for n in names[1:]} == {"cpu int8"}
+
+
+def test_a_graph_is_loaded_once_for_every_model_that_reads_it(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    providers(monkeypatch, CPU)
+    first, _ = onnx_model(model_dir)
+    # the same file reached by another path (as the bundled heads reach the NLI graph)
+    (model_dir / "heads").mkdir()
+    again, _ = onnx_model(model_dir / "heads", file="../model.onnx")
+    assert again is first
+    (model_dir / "model.fp32.onnx").unlink()  # so that CUDA runs the same file
+    providers(monkeypatch, CUDA)
+    on_cuda, choice = onnx_model(model_dir, "cuda")
+    assert choice.path == model_dir / "model.onnx" and on_cuda is not first  # its own session
+    providers(monkeypatch, CPU)
+    # a model written again in place is loaded anew
+    tiny_graph(model_dir / "model.onnx")
+    rewritten, choice = onnx_model(model_dir)
+    assert rewritten is not first and choice.runs_on == "cpu fp32"
+
+
+def test_the_bundled_nli_dae_and_support_checkers_share_one_session() -> None:
+    from app.analysis import load_checkers
+    from models.checkers.nli import bundled_available
+
+    if not bundled_available():
+        pytest.skip("the bundled NLI model is not installed")
+    checkers = {c.name: c for c in load_checkers(["nli", "dae", "support"])}
+    nli = checkers["nli"]._onnx.session
+    assert checkers["dae"]._runner.runs_session(nli)
+    assert checkers["support"]._runner.runs_session(nli)
+    assert checkers["nli"]._heads is checkers["dae"]._runner  # one pass can serve all three
+
+
+def test_a_session_nothing_holds_is_let_go(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+    import weakref
+
+    providers(monkeypatch, CPU)
+    session, _ = onnx_model(model_dir)
+    gone = weakref.ref(session)
+    del session
+    gc.collect()
+    assert gone() is None  # the cache does not keep a model in memory on its own

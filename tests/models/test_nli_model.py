@@ -214,7 +214,8 @@ def test_a_base_without_segment_embeddings_trains_and_exports(tmp_path: Path) ->
 
 def test_a_pairs_probabilities_do_not_depend_on_its_batch(tmp_path: Path) -> None:
     """int8 dynamic quantisation scales activations over the whole input: each pair runs alone."""
-    from models.checkers.nli import _RECENT, OnnxNLI
+    from models import nli_recent
+    from models.checkers.nli import OnnxNLI
     from models.training.nli_model import export
 
     root = tmp_path
@@ -226,9 +227,9 @@ def test_a_pairs_probabilities_do_not_depend_on_its_batch(tmp_path: Path) -> Non
     runtime = OnnxNLI(root / "onnx")
     a = ("The mayor opened the new bridge on Tuesday.", "The bridge opened.")
     long = ("A very long premise about the council budget " * 5, "The council met.")
-    _RECENT.clear()
+    nli_recent.forget()
     alone = runtime.predict([a[0]], [a[1]])[0]
-    _RECENT.clear()
+    nli_recent.forget()
     together = runtime.predict([long[0], a[0]], [long[1], a[1]])[1]
     assert np.array_equal(alone, together)
 

@@ -32,6 +32,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     config = transformers.MPNetConfig(
         vocab_size=30527, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=64, max_position_embeddings=130, num_labels=3,
+        id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
     )  # fmt: skip
     transformers.MPNetForSequenceClassification(config).save_pretrained(str(root / "hf"))
     (root / "hf" / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())
@@ -60,12 +61,13 @@ def _slots() -> tuple:
 
 
 def test_the_nli_models_probabilities_do_not_move(shared: dict) -> None:
-    from models.checkers.nli import _RECENT, OnnxNLI
+    from models import nli_recent
+    from models.checkers.nli import OnnxNLI
 
     root = shared["root"]
-    _RECENT.clear()
+    nli_recent.forget()
     was = OnnxNLI(root / "before").predict([EVIDENCE], [SENTENCE])
-    _RECENT.clear()
+    nli_recent.forget()
     now = OnnxNLI(root / "nli").predict([EVIDENCE], [SENTENCE])
     assert np.array_equal(was, now)
     # the NLI config and its version are kept: same scores, same version
@@ -128,3 +130,133 @@ def test_the_nli_model_rebuilt_from_the_shared_graph_has_the_classifiers_weights
     was, now = weights_of(root / "before" / "model.onnx"), weights_of(root / "nli" / "model.onnx")
     assert was.keys() == now.keys()
     assert all(np.array_equal(was[k], now[k]) for k in was)
+
+
+def test_the_heads_pass_gives_the_nli_models_probabilities_as_its_own_pass_does(
+    shared: dict,
+) -> None:
+    from models import nli_recent
+    from models.arc_runtime import ArcSupportRunner
+    from models.checkers.nli import OnnxNLI
+
+    root = shared["root"]
+    nli = OnnxNLI(root / "nli")
+    nli_recent.forget()
+    own = nli.predict([EVIDENCE], [SENTENCE])[0]
+    nli_recent.forget()
+    runner = ArcSupportRunner(root / "arc", cache_size=0)
+    assert runner.nli == (nli.version, nli.max_length)
+    runner.predict([(EVIDENCE, SENTENCE, _slots())])
+    kept = nli_recent.recall(nli.version, EVIDENCE, SENTENCE)
+    assert kept is not None and np.array_equal(kept, own)
+
+
+SOURCE = "Ann sang. Bob ran. The mayor opened the bridge. Cal slept. Dee ate. Eve swam. Fay read."
+OUTPUT = "The mayor opened a bridge."
+
+
+@pytest.fixture
+def one_pass(shared: dict, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The NLI, DAE and support checkers on the tiny shared graph, its heads reading the five
+    most relevant sentences (as the NLI checker's widest window), and a count of graph runs."""
+    import models.arc_runtime as arc_runtime
+    from models import nli_recent
+    from models.checkers.dae import DAEChecker
+    from models.checkers.nli import NLISentenceChecker
+    from models.checkers.support import SupportChecker
+
+    root = shared["root"]
+    heads = root / "arc5"
+    heads.mkdir(exist_ok=True)
+    config = json.loads((root / "arc" / "config.json").read_text())
+    (heads / "config.json").write_text(json.dumps(dict(config, window_sentences=5)))
+    monkeypatch.setattr(arc_runtime, "BUNDLED_DIR", heads)
+    arc_runtime.get_runner.cache_clear()
+    nli_recent.forget()
+    checkers = {
+        "nli": NLISentenceChecker(root / "nli"),
+        "dae": DAEChecker(heads, retriever=None),
+        "support": SupportChecker(heads, retriever=None),
+    }
+    session = checkers["nli"]._onnx.session
+    assert checkers["dae"]._runner.runs_session(session)  # one graph, loaded once
+    runs: list[int] = []
+    real = session.run
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "run", counted)
+    yield {"checkers": checkers, "runs": runs, "root": root}
+    arc_runtime.get_runner.cache_clear()
+    nli_recent.forget()
+
+
+def _item():  # type: ignore[no-untyped-def]
+    from models.checkers.base import PairInput
+    from models.parsing import parse
+
+    return PairInput("p", parse(SOURCE), parse(OUTPUT))
+
+
+@pytest.mark.parametrize("first", ["nli", "dae"])
+def test_one_pass_serves_the_nli_dae_and_support_checkers(one_pass: dict, first: str) -> None:
+    from models import nli_recent
+    from models.checkers.nli import NLISentenceChecker
+
+    checkers, runs = one_pass["checkers"], one_pass["runs"]
+    item = _item()
+    nli = checkers["nli"]
+    (claim,) = nli.readings(item)
+    assert len(claim.windows) == 2  # the most relevant sentence, then the five most relevant
+    scores = {}
+    for name in [first, *(n for n in ("nli", "dae", "support") if n != first)]:
+        scores[name] = checkers[name].score([item])[0]
+    # a pass per window: the widest one also gave the arcs and the support
+    assert len(runs) == 2
+    # the NLI scores are those of a checker that reads the graph alone
+    nli_recent.forget()
+    alone = NLISentenceChecker(one_pass["root"] / "nli")
+    alone._heads = None
+    assert alone.score([item])[0].score == scores["nli"].score
+    assert scores["dae"].score is not None and scores["support"].score is not None
+
+
+def test_heads_read_the_sentences_their_config_names(one_pass: dict) -> None:
+    checkers = one_pass["checkers"]
+    item = _item()
+    (window,) = checkers["dae"]._runner.windows(item, None)
+    # the five most relevant of seven (all would fit), the bridge sentence among them, in order
+    assert len(window.sentence_indices) == 5 and 2 in window.sentence_indices
+    assert list(window.sentence_indices) == sorted(window.sentence_indices)
+    assert "+window5+" in checkers["dae"].version and "+window5+" in checkers["support"].version
+
+
+@pytest.mark.parametrize("value", [0, "5", 2.5, True])
+def test_a_bad_window_size_is_refused_naming_the_file(
+    shared: dict, tmp_path: Path, value: object
+) -> None:
+    from models.arc_runtime import ArcSupportRunner
+    from models.errors import ModelLoadError
+
+    root = shared["root"]
+    config = json.loads((root / "arc" / "config.json").read_text())
+    heads = root / f"arc_bad_{type(value).__name__}"
+    heads.mkdir(exist_ok=True)
+    (heads / "config.json").write_text(json.dumps(dict(config, window_sentences=value)))
+    with pytest.raises(ModelLoadError, match=r"arc_bad_\w+/config.json: window_sentences"):
+        ArcSupportRunner(heads)
+
+
+def test_the_window_size_is_written_to_the_heads_config(shared: dict, tmp_path: Path) -> None:
+    from models.arc_runtime import ArcSupportRunner
+    from models.training.shared_encoder import main
+
+    root = shared["root"]
+    argv = [str(root / "before"), str(root / "heads"), "--nli-out", str(tmp_path / "nli")]
+    assert main([*argv, "--arc-out", str(tmp_path / "arc"), "--window-sentences", "5"]) == 0
+    assert json.loads((tmp_path / "arc" / "config.json").read_text())["window_sentences"] == 5
+    assert ArcSupportRunner(tmp_path / "arc").window == 5
+    with pytest.raises(SystemExit):
+        main([*argv, "--arc-out", str(tmp_path / "arc0"), "--window-sentences", "0"])
