@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from models import nli_recent
+from models.arc_runtime import heads_on
 from models.checkers.base import (
     QA_REVISION,
     Grain,
@@ -36,6 +37,7 @@ from models.checkers.base import (
     pair_score,
     skipped_sentence,
 )
+from models.checkers.multitask import arc_slots
 from models.claim_split import split_claims
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
@@ -222,8 +224,6 @@ class NLISentenceChecker:
         #: The arc/support heads in this model's graph (bundled): see :meth:`_shared`.
         self._heads: ArcSupportRunner | None = None
         if is_onnx_dir(path):
-            from models.arc_runtime import heads_on
-
             self._onnx = OnnxNLI(path, device)
             heads = heads_on(path / MODEL_FILE, device)
             # one pass serves both only when both read the very same session
@@ -413,8 +413,6 @@ class NLISentenceChecker:
         (:mod:`models.nli_recent`, the runner's cache). Empty without heads in the graph."""
         if self._heads is None:
             return {}
-        from models.checkers.multitask import arc_slots
-
         windows = self._heads.windows(item, self._retriever)
         out: dict[tuple[int, int], Job] = {}
         for u, unit in enumerate(plan.units):
