@@ -21,6 +21,7 @@ import zipfile
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from models.errors import ModelLoadError, ModelNotFoundError
 
@@ -258,6 +259,29 @@ def half_copy(src: Path, dst: Path) -> Path:
 
 PACK_WEIGHTS = "weights.safetensors"
 PACK_MANIFEST = "pack.json"
+#: Files that travel whole beside the weights: the tokenizer's, and a rebuilt model's record of
+#: what it was (:data:`models.training.unexport.ORIGIN_FILE`), so training on it says so.
+CARRIED_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "rebuilt_from.json",
+)
+
+
+def _auto_class(model_dir: Path) -> Any:
+    """``AutoModelForSequenceClassification`` for a directory that holds a trained classifier
+    (a shipped NLI model rebuilt by :mod:`models.training.unexport`: its head travels too),
+    else ``AutoModel`` (a base encoder)."""
+    import json
+
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    config = model_dir / "config.json"
+    architectures = json.loads(config.read_text(encoding="utf-8")).get("architectures") or []
+    if any(a.endswith("ForSequenceClassification") for a in architectures):
+        return AutoModelForSequenceClassification
+    return AutoModel
 
 
 def pack(
@@ -282,9 +306,8 @@ def pack(
 
     import torch
     from safetensors.torch import save
-    from transformers import AutoModel
 
-    model = AutoModel.from_pretrained(str(src), local_files_only=True)
+    model = _auto_class(src).from_pretrained(str(src), local_files_only=True)
     tensors: dict[str, torch.Tensor] = {}
     for name, value in model.state_dict().items():
         value = value.detach().contiguous()
@@ -307,7 +330,7 @@ def pack(
         part.write_bytes(blob[lo : lo + step])
         parts.append(part)
     model.config.save_pretrained(dst)
-    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+    for name in CARRIED_FILES:
         if (src / name).is_file():
             shutil.copyfile(src / name, dst / name)
     manifest = {"parts": len(parts), "bytes": len(blob), "int8": int8, "source": source}
@@ -329,7 +352,7 @@ def unpack(src: Path | Sequence[Path], dst: Path) -> Path:
 
     from safetensors import SafetensorError
     from safetensors.torch import load
-    from transformers import AutoConfig, AutoModel
+    from transformers import AutoConfig
 
     folders = [src] if isinstance(src, Path) else list(src)
 
@@ -364,14 +387,14 @@ def unpack(src: Path | Sequence[Path], dst: Path) -> Path:
             state[name] = value.float() if value.is_floating_point() else value
     config_dir = manifest_path.parent
     config = AutoConfig.from_pretrained(str(config_dir), local_files_only=True)
-    model = AutoModel.from_config(config)
+    model = _auto_class(config_dir).from_config(config)
     try:
         model.load_state_dict(state)
     except RuntimeError as exc:
         raise ModelLoadError(f"{folders[0]}: the weights do not fit the config: {exc}") from exc
     dst.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(dst)
-    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+    for name in CARRIED_FILES:
         found = find(name)
         if found is not None:
             shutil.copyfile(found, dst / name)

@@ -39,11 +39,10 @@ import numpy as np
 
 from models.arc_model import CONFIG_FILE, KIND, TOKENIZER_FILE, TORCH_FILE
 from models.encoding import LabelVocab, collate
+from models.training.arc_task import HELD_OUT_SOURCES, usable
 from models.training.examples import Example
 
 Log = Callable[[str], None]
-#: Pair files the NLI model is measured on: never examples for heads on its encoder.
-HELD_OUT_SOURCES = ("mnli_dev_matched", "snli_test")
 
 
 def _log(msg: str) -> None:
@@ -78,11 +77,6 @@ class States:
             **{k: z[k] for k in ("head", "child", "label", "arc_y", "cls", "support_y")},
             examples=int(z["examples"]),
         )
-
-
-def usable(examples: Sequence[Example]) -> list[Example]:
-    """Examples that do not come from the NLI model's held-out benchmark files."""
-    return [e for e in examples if not any(s in e.source for s in HELD_OUT_SOURCES)]
 
 
 def extract_states(

@@ -36,6 +36,15 @@ call), the bundled model was trained in three steps:
 3. here: ``--base <the same unpacked pack> --adapter ADAPTER --install resources/models/nli``
    merges the adapter into the base it trained on, exports and scores the held-out sets through
    the app's runtime.
+
+The arc and support heads can learn with the encoder on such a machine (issue 27, item 3:
+:mod:`models.training.arc_task`): ``--arc-examples EXAMPLES.pkl.xz --arc-heads HEADS`` adds a
+batch of the arc model's examples to every step and returns ``OUT/heads`` beside the adapter;
+``python -m models.training.shared_encoder`` then adds those heads to the exported graph. A
+shipped model travels as well: ``python -m models.training.unexport`` rebuilds it and
+``base_encoders DIR --pack`` packs it with its three-way head, so a run goes on from it.
+``--write-mix --summary-pairs --summary-repeat K`` puts the in-domain pairs K times in the mix a
+short run reads a slice of.
 """
 
 from __future__ import annotations
@@ -54,6 +63,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from models.training.arc_task import read_examples
 from models.training.base_encoders import describe, resolve_base
 from models.training.data import default_data_dir
 from models.training.nli_data import (
@@ -300,6 +310,9 @@ def train(
     epochs: int = 1,
     lora_rank: int = 0,
     freeze_layers: int = 0,
+    arc_examples: dict[str, Sequence[Any]] | None = None,
+    arc_heads: Path | None = None,
+    arc_batch_size: int = 16,
     log: Log = print,
 ) -> dict[str, Any]:
     """Fine-tune ``epochs`` passes over ``pairs`` (or as much as ``minutes`` allows); saves a HF
@@ -322,6 +335,10 @@ def train(
             back), and ``out_dir/hf`` the merged model.
         freeze_layers: above 0, the embeddings and the lowest ``freeze_layers`` encoder layers
             keep their weights (:func:`freeze_lower`): the backward pass stops above them.
+        arc_examples: with ``arc_heads``, train the arc and support heads with the encoder
+            (:class:`models.training.arc_task.ArcTask`): each step adds one batch of
+            ``arc_batch_size`` of these examples and its losses; ``out_dir/heads`` then holds
+            the heads.
 
     Returns:
         The training record for the config and the card.
@@ -347,6 +364,20 @@ def train(
         add_lora(model, lora_rank)
     if freeze_layers:
         freeze_lower(model, freeze_layers)
+    arc = None
+    if arc_examples is not None and arc_heads is not None:
+        from models.training.arc_task import ArcTask
+
+        arc = ArcTask(
+            model,
+            tokenizer,
+            arc_examples,
+            arc_heads,
+            batch_size=arc_batch_size,
+            max_length=max_length,
+            seed=seed,
+        )
+        arc.module.to(device)
     model.to(device)
     with_types = takes_token_types(model)
     pad = int(getattr(model.config, "pad_token_id", 0) or 0)
@@ -357,13 +388,19 @@ def train(
         {"params": [p for n, p in trained if not n.endswith(no_decay)], "weight_decay": 0.01},
         {"params": [p for n, p in trained if n.endswith(no_decay)], "weight_decay": 0.0},
     ]
+    if arc is not None:
+        groups.append({"params": arc.head_params, "weight_decay": 0.01})
     opt = torch.optim.AdamW(groups, lr=lr)
     ckpt_dir = out_dir / "ckpt"
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     state = {"step": 0, "total": planned, "seen": 0, "elapsed": 0.0, "best": -1.0, "dev": []}
+    if arc is not None:
+        state["arc_dev"] = []
     if resume and (ckpt_dir / "last.pt").is_file():
         saved = torch.load(ckpt_dir / "last.pt", weights_only=False)
         model.load_state_dict(saved["model"])
+        if arc is not None and "arc" in saved:
+            arc.module.load_state_dict(saved["arc"])
         opt.load_state_dict(saved["optimizer"])
         state = saved["state"]
         state["total"] = planned  # the new run's plan (a budget re-sizes it as it goes)
@@ -378,6 +415,12 @@ def train(
         f"{device if kind == 'cuda' else f'{threads} threads'}, "
         f"{'bf16 autocast' if bf16 else 'fp32'}, "
         f"{f'LoRA rank {lora_rank}, ' if lora_rank else ''}dev {len(dev_items)} pairs"
+        + (
+            f"; with the arc and support heads: {len(arc.items)} examples, "
+            f"{arc_batch_size} a step, dev {len(arc.dev_items)}"
+            if arc is not None
+            else ""
+        )
     )
 
     def set_lr(step: int) -> None:
@@ -389,19 +432,32 @@ def train(
         logits = predict_logits(model, dev_items, bf16=bf16, device=device)
         acc = accuracy_of(logits, dev_items)
         state["dev"].append((state["step"], round(acc, 4)))
+        heads = {}
+        arc_note = ""
+        if arc is not None:
+            arc_dev = arc.dev_accuracy(device, precision_context())
+            state["arc_dev"].append((state["step"], arc_dev))
+            heads = {"arc": arc.module.state_dict()}
+            arc_note = (
+                f"  arcs {arc_dev['arc_accuracy']:.4f} support {arc_dev['support_accuracy']:.4f}"
+            )
         if acc > state["best"]:
             state["best"] = acc
             _save_checkpoint(
-                ckpt_dir / "best.pt", {"model": model.state_dict(), "step": state["step"]}
+                ckpt_dir / "best.pt", {"model": model.state_dict(), "step": state["step"], **heads}
             )
         _save_checkpoint(
             ckpt_dir / "last.pt",
-            {"model": model.state_dict(), "optimizer": opt.state_dict(), "state": state},
+            {"model": model.state_dict(), "optimizer": opt.state_dict(), "state": state, **heads},
         )
         log(
             f"checkpoint step {state['step']}/{state['total']}  dev accuracy {acc:.4f} "
-            f"(best {state['best']:.4f})  {state['seen'] / max(state['elapsed'], 1e-9):.1f} pairs/s"
+            f"(best {state['best']:.4f}){arc_note}  "
+            f"{state['seen'] / max(state['elapsed'], 1e-9):.1f} pairs/s"
         )
+
+    def precision_context() -> Any:
+        return torch.autocast(kind, dtype=torch.bfloat16, enabled=bf16)
 
     start = time.monotonic() - state["elapsed"]
     last_ckpt = time.monotonic()
@@ -412,11 +468,16 @@ def train(
         batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
         targets = batch.pop("labels")
         set_lr(step)
-        with torch.autocast(kind, dtype=torch.bfloat16, enabled=bf16):
+        with precision_context():
             logits = model(**batch).logits
         loss = mixed_loss(logits, targets)
+        if arc is not None:
+            arc_loss, _, _ = arc.loss(device, precision_context())
+            loss = loss + arc_loss
         loss.backward()
-        torch.nn.utils.clip_grad_norm_([p for _, p in trained], 1.0)
+        torch.nn.utils.clip_grad_norm_(
+            [p for _, p in trained] + (arc.head_params if arc is not None else []), 1.0
+        )
         opt.step()
         opt.zero_grad(set_to_none=True)
         step += 1
@@ -439,6 +500,15 @@ def train(
             last_ckpt = time.monotonic()
     checkpoint()
     model.eval()
+    arc_record = None
+    if arc is not None:
+        arc_record = {
+            "examples": len(arc.items),
+            "seen": arc.seen,
+            "batch_size": arc_batch_size,
+            "dev": state["arc_dev"],
+        }
+        arc.save(out_dir / "heads", {"with_nli": True, **arc_record})
     if lora_rank:
         from models.training.lora import merge_lora, save_adapter
 
@@ -468,6 +538,7 @@ def train(
         "pairs_per_second": round(state["seen"] / max(state["elapsed"], 1e-9), 1),
         "dev_accuracy": state["dev"],
         "mix": dict(mix),
+        **({"arc_heads": arc_record} if arc_record is not None else {}),
     }
 
 
@@ -653,6 +724,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(models.training.summary_nli)",
     )
     ap.add_argument(
+        "--summary-repeat",
+        type=int,
+        default=1,
+        help="with --write-mix, put the in-domain pairs this many times in the mix (a short "
+        "run on a lent GPU reads a slice of the mix and should see them more than once)",
+    )
+    ap.add_argument(
         "--freeze-layers",
         type=int,
         default=0,
@@ -664,11 +742,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.0,
         help="read this share of the training premises inside unrelated premises (0-1)",
     )
+    ap.add_argument(
+        "--arc-examples",
+        type=Path,
+        default=None,
+        help="train the arc and support heads with the encoder on these examples (an "
+        "examples_*.pkl of models.training.nli_heads, or its .xz from models.training.arc_task)",
+    )
+    ap.add_argument(
+        "--arc-heads", type=Path, default=None, help="fitted heads the arc task starts from"
+    )
+    ap.add_argument("--arc-batch-size", type=int, default=16, help="arc examples per step")
     ap.add_argument("--no-export", action="store_true", help="train only")
     ap.add_argument("--export-only", action="store_true", help="export and evaluate OUT/hf")
     ap.add_argument("--eval-items", type=int, default=None, help="held-out items per file (all)")
     ap.add_argument("--install", type=Path, default=None, help="copy the export here")
     args = ap.parse_args(argv)
+    if (args.arc_examples is None) != (args.arc_heads is None):
+        ap.error("--arc-examples and --arc-heads go together")
 
     def log(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
@@ -678,13 +769,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     hf_dir = args.out / "hf"
     record_file = args.out / "training.json"
     held_names = (BENCHMARK_MNLI, BENCHMARK_SNLI, ANLI)
+    if args.summary_repeat < 1:
+        ap.error("--summary-repeat must be at least 1")
+    if args.summary_repeat > 1 and args.write_mix is None:
+        ap.error("--summary-repeat goes with --write-mix (the mix that travels)")
     if args.summary_pairs and args.mix is not None:
         ap.error("--summary-pairs reads ../shared/data: write the mix with it (--write-mix)")
     if args.write_mix is not None:
         pairs, dev = training_mix(data_dir, seed=args.seed, scale=args.scale)
         if args.summary_pairs:
             # the lent GPU machine has no data folder: the in-domain pairs travel in the mix
-            pairs += read_summary_pairs(data_dir, args.write_mix.parent, args.seed, log)
+            in_domain = read_summary_pairs(data_dir, args.write_mix.parent, args.seed, log)
+            pairs += in_domain * args.summary_repeat
             random.Random(args.seed).shuffle(pairs)
         held = {name: held_out(data_dir, name, args.eval_items, args.seed) for name in held_names}
         size = write_mix(args.write_mix, pairs, dev, held)
@@ -737,6 +833,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             epochs=args.epochs,
             lora_rank=args.lora,
             freeze_layers=args.freeze_layers,
+            arc_examples=None if args.arc_examples is None else read_examples(args.arc_examples),
+            arc_heads=args.arc_heads,
+            arc_batch_size=args.arc_batch_size,
             log=log,
         )
         record["base"] = describe(args.base)
@@ -762,6 +861,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"trained: {json.dumps(record)}")
         if args.lora:
             shutil.copyfile(record_file, args.out / "adapter" / "training.json")
+        if args.arc_examples is not None:
+            shutil.copyfile(record_file, args.out / "heads" / "training.json")
     if args.no_export:
         return 0
     record = json.loads(record_file.read_text(encoding="utf-8"))
