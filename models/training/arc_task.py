@@ -222,10 +222,12 @@ class ArcTask:
         }
         torch.save(state, dst / TORCH_FILE)
         config = {k: v for k, v in self.config.items() if k not in {"model_file", "tokenizer_file"}}
+        started = {k: self.config.get(k) for k in ("base", "version")}
         config.update(
             kind=KIND,
+            base="the NLI model's encoder, trained with the heads (the NLI model's own graph)",
             heads_only=True,
-            training=training,
+            training={**training, "heads_started_from": started},
             version=f"torch-{int(time.time())}",
         )
         (dst / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")

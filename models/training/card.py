@@ -174,6 +174,12 @@ def _later_parts(bundle: Path) -> list[str]:
 
 def _arc_encoder(arc: dict) -> str:
     """Which encoder the arc/support heads read (their own, or the NLI model's, in its graph)."""
+    if "model_file" in arc and (arc.get("training") or {}).get("with_nli"):
+        return (
+            f"the encoder of the NLI model, trained with the heads, in its graph "
+            f"(`{arc['model_file']}`; `python -m models.training.nli_model --arc-examples`, "
+            "then `models.training.shared_encoder`)"
+        )
     if "model_file" in arc:
         return (
             f"the frozen encoder of the NLI model, in its graph (`{arc['model_file']}`; "

@@ -153,7 +153,7 @@ def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -
 
     oid = win.proxy.index(5, 0).data(OutputIdRole)
     win.session.select_pair(oid)
-    old_score = win.proxy.index(5, COL_LOWEST).data()
+    old_scores = [win.proxy.index(n, COL_LOWEST).data() for n in range(win.proxy.rowCount())]
     with qtbot.assertNotEmitted(win.model.modelReset):
         win.actions_["adapt"].trigger()
         qtbot.waitUntil(lambda: not win.learning.busy(), timeout=30000)
@@ -169,7 +169,9 @@ def test_adapting_keeps_the_pair_and_the_list_in_place(qtbot, win: MainWindow) -
     assert win.model.output_ids() == [r.row.output_id for r in fresh]
     for n, r in enumerate(fresh):
         assert win.model.list_row(n) == r
-    assert win.proxy.index(5, COL_LOWEST).data() != old_score  # the new scores are shown
+    # the new scores are shown (not every pair's moves past the second decimal)
+    new_scores = [win.proxy.index(n, COL_LOWEST).data() for n in range(win.proxy.rowCount())]
+    assert sum(a != b for a, b in zip(old_scores, new_scores, strict=True)) >= 3
     scores = win.judging.scores()
     assert scores is not None and scores[0].version == win.session.version  # the detail too
 

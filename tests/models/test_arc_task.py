@@ -199,3 +199,12 @@ def test_a_packed_classifier_keeps_its_head_and_what_it_was(tmp_path: Path) -> N
     with torch.no_grad():
         x, y = a(input_ids=ids).logits, b(input_ids=ids).logits
     assert torch.allclose(x, y, atol=2e-2)
+
+
+def test_the_card_says_whether_the_heads_trained_with_the_encoder() -> None:
+    from models.training.card import _arc_encoder
+
+    shared = {"model_file": "../nli/model.onnx"}
+    assert "frozen" in _arc_encoder(shared)
+    trained = _arc_encoder({**shared, "training": {"with_nli": True}})
+    assert "trained with the heads" in trained and "frozen" not in trained
