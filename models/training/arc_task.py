@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from models.arc_model import CONFIG_FILE, KIND, TORCH_FILE
-from models.encoding import LabelVocab, collate
+from models.encoding import LabelVocab
 from models.errors import ModelLoadError
 from models.training.examples import Example
 
@@ -156,36 +156,23 @@ class ArcTask:
             self.rng.shuffle(self.order)
         return self.order.pop()
 
-    def _feed(self, batch: Sequence[Any], device: str) -> tuple[dict[str, Any], Any, Any]:
-        import torch
-
-        feed = {
-            k: torch.from_numpy(v).to(device) for k, v in collate([b[0] for b in batch]).items()
-        }
-        arcs = feed["arc_head"].shape[1]
-        arc_y = torch.full((len(batch), arcs), -1, dtype=torch.long)
-        for i, b in enumerate(batch):
-            arc_y[i, : len(b[1])] = torch.tensor(b[1], dtype=torch.long)
-        sup_y = torch.tensor([b[2] for b in batch], dtype=torch.long)
-        return feed, arc_y.to(device), sup_y.to(device)
-
     def loss(self, device: str, autocast: Any) -> tuple[Any, float, float]:
         """The arc plus support loss of the next batch (and each part, for the log)."""
-        import torch
+        from models.training.train import arc_support_losses, batch_tensors
 
         batch = self._next_batch()
         self.seen += len(batch)
-        feed, arc_y, sup_y = self._feed(batch, device)
+        feed, arc_y, sup_y = batch_tensors(batch, device)
         with autocast:
             arc_logits, sup_logits = self.module.logits(**feed)
-        loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
-        arc_loss = torch.nan_to_num(loss_fn(arc_logits.float().reshape(-1, 2), arc_y.reshape(-1)))
-        sup_loss = torch.nan_to_num(loss_fn(sup_logits.float(), sup_y))
+        arc_loss, sup_loss = arc_support_losses(arc_logits, sup_logits, arc_y, sup_y)
         return arc_loss + sup_loss, float(arc_loss.detach()), float(sup_loss.detach())
 
     def dev_accuracy(self, device: str, autocast: Any, batch_size: int = 32) -> dict[str, float]:
         """Arc and support accuracy on the dev examples (labelled arcs and examples only)."""
         import torch
+
+        from models.training.train import batch_tensors
 
         was_training = self.module.training
         self.module.eval()
@@ -194,7 +181,7 @@ class ArcTask:
         with torch.inference_mode(), autocast:
             for lo in range(0, len(order), batch_size):
                 batch = order[lo : lo + batch_size]
-                feed, arc_y, sup_y = self._feed(batch, device)
+                feed, arc_y, sup_y = batch_tensors(batch, device)
                 arc_logits, sup_logits = self.module.logits(**feed)
                 known = arc_y >= 0
                 arc_right += int((arc_logits.argmax(-1) == arc_y)[known].sum())

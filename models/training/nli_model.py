@@ -63,7 +63,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from models.training.arc_task import read_examples
 from models.training.base_encoders import describe, resolve_base
 from models.training.data import default_data_dir
 from models.training.nli_data import (
@@ -814,6 +813,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             mix_size += len(in_domain)
             pairs = list(pairs) + in_domain
             random.Random(args.seed).shuffle(pairs)
+        arc_examples = None
+        if args.arc_examples is not None:
+            from models.training.arc_task import read_examples
+
+            arc_examples = read_examples(args.arc_examples)
         record = train(
             base_dir,
             pairs,
@@ -833,7 +837,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             epochs=args.epochs,
             lora_rank=args.lora,
             freeze_layers=args.freeze_layers,
-            arc_examples=None if args.arc_examples is None else read_examples(args.arc_examples),
+            arc_examples=arc_examples,
             arc_heads=args.arc_heads,
             arc_batch_size=args.arc_batch_size,
             log=log,

@@ -150,6 +150,30 @@ def load_base(base_dir: Path) -> Any:
     return encoder.float()
 
 
+def batch_tensors(batch: Sequence[Item], device: str) -> tuple[dict[str, Any], Any, Any]:
+    """The model inputs of encoded items on ``device``, their arc labels (-1 where an example has
+    fewer arcs than the batch's widest) and their support labels."""
+    import torch
+
+    feed = {k: torch.from_numpy(v).to(device) for k, v in collate([b[0] for b in batch]).items()}
+    arc_y = torch.full((len(batch), feed["arc_head"].shape[1]), -1, dtype=torch.long)
+    for i, b in enumerate(batch):
+        arc_y[i, : len(b[1])] = torch.tensor(b[1], dtype=torch.long)
+    sup_y = torch.tensor([b[2] for b in batch], dtype=torch.long)
+    return feed, arc_y.to(device), sup_y.to(device)
+
+
+def arc_support_losses(arc_logits: Any, sup_logits: Any, arc_y: Any, sup_y: Any) -> tuple[Any, Any]:
+    """Cross-entropy of the arc and support heads on their gold labels (-1 = unknown, skipped; a
+    batch without any known label gives 0, not NaN)."""
+    import torch
+
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
+    arc_loss = loss_fn(arc_logits.float().reshape(-1, 2), arc_y.reshape(-1))
+    sup_loss = loss_fn(sup_logits.float(), sup_y)
+    return torch.nan_to_num(arc_loss), torch.nan_to_num(sup_loss)
+
+
 def _batches(items: list, batch_size: int, rng: random.Random) -> list[list]:
     # Length-bucketed batches: similar lengths together, bucket order shuffled.
     order = sorted(range(len(items)), key=lambda i: (len(items[i][0].ids), rng.random()))
@@ -249,22 +273,12 @@ def train(
                 break
             for g in opt.param_groups:
                 g["lr"] = lr * lr_scale(frac)
-            feed = {
-                k: torch.from_numpy(v).to(device) for k, v in collate([b[0] for b in batch]).items()
-            }
+            feed, arc_y, sup_y = batch_tensors(batch, device)
             a = feed["arc_head"].shape[1]
-            arc_y = torch.full((len(batch), a), -1, dtype=torch.long)
-            for i, b in enumerate(batch):
-                arc_y[i, : len(b[1])] = torch.tensor(b[1], dtype=torch.long)
-            sup_y = torch.tensor([b[2] for b in batch], dtype=torch.long)
             with autocast(device, precision):
                 arc_logits, sup_logits = model.logits(**feed)
             arc_logits, sup_logits = arc_logits.float(), sup_logits.float()
-            loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
-            arc_loss = loss_fn(arc_logits.reshape(-1, 2), arc_y.reshape(-1).to(device))
-            sup_loss = loss_fn(sup_logits, sup_y.to(device))
-            arc_loss = torch.nan_to_num(arc_loss)
-            sup_loss = torch.nan_to_num(sup_loss)
+            arc_loss, sup_loss = arc_support_losses(arc_logits, sup_logits, arc_y, sup_y)
             loss = arc_loss + sup_loss
             if soft is not None:
                 arc_t = torch.full((len(batch), a), float("nan"))

@@ -16,7 +16,30 @@ TINY_ENCODER = {
     "max_position_embeddings": 512,
     "type_vocab_size": 2,
 }
+#: A tiny MPNet (the bundled NLI model's architecture) for models built in a test.
+TINY_MPNET = {
+    "vocab_size": 30527,
+    "hidden_size": 32,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 64,
+    "max_position_embeddings": 130,
+}
 LABELS = ["nsubj", "dobj", "amod", "compound", "nummod", "prep_of", "prep_in", "advmod", "conj"]
+
+
+def arc_example(evidence: str, text: str, y: int = 1, source: str = "nli/extra/x.jsonl") -> object:
+    """An arc/support training example of ``text``'s first sentence, every arc labelled ``y``."""
+    from models.checkers.multitask import arc_slots
+    from models.parsing import parse
+    from models.training.examples import Example
+
+    s = parse(text).sentences[0]
+    slots = arc_slots(s)
+    return Example(
+        "pair", source, "train", evidence, s.text, slots, (y,) * len(slots), y,
+        (False,) * len(slots),
+    )  # fmt: skip
 
 
 def tokenizer_json() -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from models.errors import ModelLoadError
-from tests.models.conftest import LABELS, tokenizer_json
+from tests.models.conftest import LABELS, TINY_MPNET, arc_example, tokenizer_json
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -21,12 +21,7 @@ def _classifier_dir(path: Path) -> Path:
 
     torch.manual_seed(0)
     config = transformers.MPNetConfig(
-        vocab_size=30527,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=130,
+        **TINY_MPNET,
         num_labels=3,
         id2label=dict(enumerate(NLI_LABELS)),
         label2id={n: i for i, n in enumerate(NLI_LABELS)},
@@ -57,25 +52,13 @@ def _heads_dir(path: Path, hidden: int = 32, label_dim: int = 8) -> Path:
 
 
 def _examples() -> dict[str, list]:
-    from models.checkers.multitask import arc_slots
-    from models.parsing import parse
-    from models.training.examples import Example
-
-    def example(evidence: str, text: str, y: int, source: str = "nli/extra/x.jsonl") -> Example:
-        s = parse(text).sentences[0]
-        slots = arc_slots(s)
-        return Example(
-            "pair", source, "train", evidence, s.text, slots, (y,) * len(slots), y,
-            (False,) * len(slots),
-        )  # fmt: skip
-
     train = [
-        example("The council approved the budget.", "The council approved the new budget.", 1),
-        example("Prices rose.", "Prices fell sharply in May.", 0),
-        example("A dog barked.", "A dog barked loudly.", 1),
-        example("The firm hired staff.", "The firm sacked its staff.", 0),
+        arc_example("The council approved the budget.", "The council approved the new budget.", 1),
+        arc_example("Prices rose.", "Prices fell sharply in May.", 0),
+        arc_example("A dog barked.", "A dog barked loudly.", 1),
+        arc_example("The firm hired staff.", "The firm sacked its staff.", 0),
         # the NLI benchmarks' pairs never train the heads beside the NLI model
-        example("A man sings.", "A man sings loudly.", 1, source="nli/snli_test_from_esnli"),
+        arc_example("A man sings.", "A man sings loudly.", 1, source="nli/snli_test_from_esnli"),
     ]
     return {"train": train, "dev": train[:2]}
 

@@ -8,23 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.models.conftest import LABELS, TINY_ENCODER, tiny_bert_base, tokenizer_json
+from tests.models.conftest import (
+    LABELS,
+    TINY_ENCODER,
+    arc_example,
+    tiny_bert_base,
+    tokenizer_json,
+)
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
-
-
-def _example(evidence: str, text: str, source: str = "nli/extra/x.jsonl", y: int = 1) -> object:
-    from models.checkers.multitask import arc_slots
-    from models.parsing import parse
-    from models.training.examples import Example
-
-    s = parse(text).sentences[0]
-    slots = arc_slots(s)
-    return Example(
-        "pair", source, "train", evidence, s.text, slots, (y,) * len(slots), y,
-        (False,) * len(slots),
-    )  # fmt: skip
 
 
 def _encoder(tmp_path: Path) -> object:
@@ -33,14 +26,14 @@ def _encoder(tmp_path: Path) -> object:
     return load_base(tiny_bert_base(tmp_path / "base"))
 
 
-def test_states_hold_one_row_per_labelled_arc_and_one_per_example(tmp_path: Path) -> None:
+def test_states_hold_one_row_per_labelled_arc_and_one_perarc_example(tmp_path: Path) -> None:
     from models.encoding import LabelVocab, load_tokenizer
     from models.training.nli_heads import extract_states
 
     examples = [
-        _example("The council approved the budget.", "The council approved the new budget."),
-        _example("Prices rose.", "Prices rose sharply in May.", y=0),
-        _example("A dog barked.", "A dog barked loudly."),
+        arc_example("The council approved the budget.", "The council approved the new budget."),
+        arc_example("Prices rose.", "Prices rose sharply in May.", y=0),
+        arc_example("A dog barked.", "A dog barked loudly."),
     ]
     states = extract_states(
         _encoder(tmp_path),
@@ -65,7 +58,7 @@ def test_extraction_stops_when_its_time_is_spent(tmp_path: Path) -> None:
     from models.encoding import LabelVocab, load_tokenizer
     from models.training.nli_heads import extract_states
 
-    examples = [_example("A dog barked.", "A dog barked loudly.")] * 4
+    examples = [arc_example("A dog barked.", "A dog barked loudly.")] * 4
     states = extract_states(
         _encoder(tmp_path), load_tokenizer(tokenizer_json()), examples, LabelVocab(LABELS),
         max_length=64, seconds=0.0,
@@ -139,7 +132,7 @@ def test_the_saved_directory_runs_as_an_arc_support_model(tmp_path: Path) -> Non
     )  # fmt: skip
     saved = json.loads((tmp_path / "heads" / "config.json").read_text())
     assert saved == config and saved["encoder"]["hidden_size"] == TINY_ENCODER["hidden_size"]
-    ex = _example("The council approved the budget.", "The council approved the new budget.")
+    ex = arc_example("The council approved the budget.", "The council approved the new budget.")
     runner = ArcSupportRunner(tmp_path / "heads", runtime="torch", device="cpu")
     arcs, support = runner.predict([(ex.evidence, ex.sentence, ex.arcs)])[0]
     assert len(arcs) == len(ex.arcs) and all(a is not None and 0 <= a <= 1 for a in arcs)

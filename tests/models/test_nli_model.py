@@ -12,7 +12,7 @@ import pytest
 from models.checkers.base import PairInput
 from models.parsing import parse
 from models.training.data import default_data_dir, split_of
-from tests.models.conftest import TINY_ENCODER, tiny_bert_base, tokenizer_json
+from tests.models.conftest import TINY_ENCODER, TINY_MPNET, tiny_bert_base, tokenizer_json
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -196,12 +196,7 @@ def test_a_base_without_segment_embeddings_trains_and_exports(tmp_path: Path) ->
     base = tmp_path / "mpnet"
     torch.manual_seed(0)
     config = transformers.MPNetConfig(
-        vocab_size=30527,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=130,
+        **TINY_MPNET,
     )
     transformers.MPNetModel(config).save_pretrained(str(base))
     (base / "tokenizer.json").write_bytes(tokenizer_json().read_bytes())

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.models.conftest import TINY_ENCODER, tokenizer_json
+from tests.models.conftest import TINY_ENCODER, TINY_MPNET, tokenizer_json
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -24,12 +24,7 @@ def _exported(root: Path, model_type: str, quantize: bool) -> tuple[Path, Path]:
     common = {"num_labels": 3, "id2label": labels, "label2id": {v: k for k, v in labels.items()}}
     if model_type == "mpnet":
         config = transformers.MPNetConfig(
-            vocab_size=30527,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=130,
+            **TINY_MPNET,
             **common,
         )
         model = transformers.MPNetForSequenceClassification(config)
