@@ -143,7 +143,13 @@ def _later_parts(bundle: Path) -> list[str]:
             "logistic regression on the standardised logits of each checker's sentence score "
             f"(weights: {weights}; bias {cb['bias']:+.2f}; fitted monotone: a support "
             "signal's weight is at or above 0, a conflict's at or below, and one that came out "
-            "with the other sign is 0), fitted on "
+            "with the other sign is 0"
+            + (
+                f"; only {', '.join(w)} could be weighed (`--weigh`), the rest are at 0"
+                if (w := cb.get("weigh")) and len(w) < len(cb["features"])
+                else ""
+            )
+            + "), fitted on "
             f"{cb['trained_on']['outputs']} training-side rows "
             f"({cb['trained_on']['faithful']} faithful"
             + (

@@ -11,11 +11,12 @@ best-entailing window, as contradicted as its most-contradicting one); a sentenc
 claim, a pair its weakest sentence, as in the checker. For each policy and set: pair AUC (faithful above unfaithful) and the faithful
 pairs flagged (score < 0.5). A second table keeps the shipped windows and changes the rule that
 reads a claim across them (:data:`RULES`: the shipped one, the best window's margin, the widest or
-the narrowest window alone, the widest window's contradiction, the mean contradiction).
+the narrowest window alone, the widest window's contradiction, the mean contradiction, the narrow
+window's contradiction only where the widest does not entail).
 
 Sets: the training-side summaries the combined score is fitted on (FRANK, SummEval and Polytope
 outputs of training-side documents: choose the policy here), the probe set and the demo (read
-with their questions, as the app reads them). Minutes on 2 cores: about 8 for the summaries, 2
+with their questions, as the app reads them). Minutes on 2 cores: about 5 for the summaries, 2
 for the rest.
 """
 
@@ -137,6 +138,11 @@ RULES = {
     "narrowest window alone": _rule(lambda e, c: (e[0], c[0])),
     "best entailment, widest's contradiction": _rule(lambda e, c: (max(e), c[-1])),
     "best entailment, mean contradiction": _rule(lambda e, c: (max(e), sum(c) / len(c))),
+    # the wider window holds the narrow one: where it entails, the narrow window's contradiction
+    # is taken for missing context (an unresolved "they") and the widest's counts
+    "best entailment, narrow contradiction unless the widest entails": _rule(
+        lambda e, c: (max(e), c[-1] if e[-1] >= c[-1] else max(c))
+    ),
 }
 
 

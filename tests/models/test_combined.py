@@ -119,6 +119,23 @@ def test_fit_finds_the_informative_feature() -> None:
     assert auc(p, y) > 0.8
 
 
+def test_features_left_out_of_weigh_keep_weight_zero_and_their_standardisation() -> None:
+    rng = np.random.default_rng(6)
+    y = (rng.uniform(size=400) < 0.5).astype(float)
+    good = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.1, 400), 0.01, 0.99)
+    also = np.clip(0.5 + 0.3 * (y - 0.5) + rng.normal(0, 0.1, 400), 0.01, 0.99)
+    both = fit_combiner(["nli", "support"], np.stack([good, also], 1), y, {})
+    assert min(both["weights"]) > 0  # two informative signals: both weighed when free to
+    spec = fit_combiner(["nli", "support"], np.stack([good, also], 1), y, {}, weigh=["nli"])
+    assert spec["weights"][0] > 0 and spec["weights"][1] == 0.0
+    assert spec["sd"][1] > 0 and spec["mean"][1] != 0.0  # the project head reads these
+    assert spec["weigh"] == ["nli"] and both["weigh"] == ["nli", "support"]
+    with pytest.raises(ValueError, match="nonsense"):
+        fit_combiner(["nli"], good[:, None], y, {}, weigh=["nonsense"])
+    with pytest.raises(ValueError, match="none of the features"):
+        fit_combiner(["nli"], good[:, None], y, {}, weigh=["align"])
+
+
 def test_no_component_may_lower_the_combined_score_as_it_rises() -> None:
     """Two correlated signals fitted together pull apart (one weight turns negative); the fit
     zeroes that one, keeps it in the file and refits the rest."""
