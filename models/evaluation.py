@@ -428,6 +428,55 @@ def format_nli_table(nli: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The held-out summary sets, in the order the evaluation reads them.
+SUMMARY_SETS = ("xsumfaith", "frank", "summeval", "cliff+goyal21", "polytope")
+
+
+def held_out_summaries(data_dir: Path, limit: int | None = None) -> dict[str, list[Any]]:
+    """The held-out summary records by set (:data:`SUMMARY_SETS`): the dev side of the span
+    sets, every FRANK, SummEval and Polytope output of a document that is not a training
+    document; a seeded sample of at most ``limit`` per set."""
+    from models.training import data as D
+    from models.training.examples import training_fingerprints
+
+    train = training_fingerprints(data_dir)
+    spans = [
+        r
+        for name in ("cliff_error_types", "goyal21_error_types")
+        for r in D.read_aggrefact_spans(data_dir, name)
+    ]
+    return {
+        "xsumfaith": _sample(
+            [r for r in D.read_xsumfaith(data_dir) if D.split_of(r.doc_id) == "dev"], limit
+        ),
+        "frank": _sample(_held_out(D.read_frank(data_dir), train), limit),
+        "summeval": _sample(_held_out(D.read_summeval(data_dir), train), limit),
+        "cliff+goyal21": _sample([r for r in spans if D.split_of(r.doc_id) == "dev"], limit),
+        "polytope": _sample(_held_out(D.read_polytope(data_dir), train), limit),
+    }
+
+
+def ranking_by_set(
+    sets: dict[str, Sequence[Any]], values: dict[str, Sequence[float]]
+) -> dict[str, tuple[float, int]]:
+    """Ranking accuracy and pair count per set of records (``values``: their pair scores, in
+    order) and over all of them (``"all"``): faithful above unfaithful outputs of one source."""
+    from models.training.examples import fingerprint
+
+    per = {}
+    for label, records in sets.items():
+        groups: dict[str, list[tuple[float, int]]] = {}
+        for r, v in zip(records, values[label], strict=True):
+            if r.faithful is not None:
+                # Same source = same document text (Polytope's ids name summaries).
+                key = f"{r.dataset}:{fingerprint(r.document)}"
+                groups.setdefault(key, []).append((float(v), r.faithful))
+        per[label] = ranking_accuracy(groups)
+    hits = sum(a * n for a, n in per.values() if n)
+    total = sum(n for _, n in per.values())
+    return {"all": (hits / total if total else float("nan"), total), **per}
+
+
 def run_evaluation(
     data_dir: str | Path,
     *,
@@ -442,14 +491,11 @@ def run_evaluation(
     ``model_dir`` evaluates that arc/support model directory (e.g. one just exported by the
     reproduction command) as ``dae`` and ``support`` instead of the bundled one.
     """
-    from models.training import data as D
     from models.training.examples import (
         ParseCache,
         Plan,
         build_all,
-        fingerprint,
         read_pickle,
-        training_fingerprints,
     )
 
     data_dir = Path(data_dir)
@@ -484,12 +530,12 @@ def run_evaluation(
     if progress:
         progress("arc level done")
 
-    train_prints = training_fingerprints(data_dir)
-    xsum = _sample([r for r in D.read_xsumfaith(data_dir) if D.split_of(r.doc_id) == "dev"], limit)
+    sets = held_out_summaries(data_dir, limit)
+    xsum = sets["xsumfaith"]
     outs, xs = _score_records(xsum, loaded, cache, progress, "xsumfaith")
     result["xsumfaith_token"] = _token_f1(xsum, outs, xs)
 
-    frank = _sample(_held_out(D.read_frank(data_dir), train_prints), limit)
+    frank = sets["frank"]
     _, fs = _score_records(frank, loaded, cache, progress, "frank")
     result["frank"] = {
         name: {
@@ -506,7 +552,7 @@ def run_evaluation(
         for name, ps in fs.items()
     }
 
-    summeval = _sample(_held_out(D.read_summeval(data_dir), train_prints), limit)
+    summeval = sets["summeval"]
     _, ss = _score_records(summeval, loaded, cache, progress, "summeval")
     result["summeval"] = {
         name: {
@@ -518,35 +564,17 @@ def run_evaluation(
         for name, ps in ss.items()
     }
 
-    spans = [
-        r
-        for name in ("cliff_error_types", "goyal21_error_types")
-        for r in D.read_aggrefact_spans(data_dir, name)
-    ]
-    spans = _sample([r for r in spans if D.split_of(r.doc_id) == "dev"], limit)
-    _, cs = _score_records(spans, loaded, cache, progress, "cliff+goyal21")
-    poly = _sample(_held_out(D.read_polytope(data_dir), train_prints), limit)
-    _, ps_ = _score_records(poly, loaded, cache, progress, "polytope")
-    ranking: dict[str, Any] = {}
-    for name in loaded:
-        per = {}
-        for label, recs, sc in (
-            ("xsumfaith", xsum, xs),
-            ("frank", frank, fs),
-            ("summeval", summeval, ss),
-            ("cliff+goyal21", spans, cs),
-            ("polytope", poly, ps_),
-        ):
-            groups: dict[str, list[tuple[float, int]]] = {}
-            for r, p in zip(recs, sc[name], strict=True):
-                if r.faithful is not None:
-                    # Same source = same document text (Polytope's ids name summaries).
-                    key = f"{r.dataset}:{fingerprint(r.document)}"
-                    groups.setdefault(key, []).append((_pair_value(p), r.faithful))
-            per[label] = ranking_accuracy(groups)
-        hits = sum(a * n for a, n in per.values() if n)
-        total = sum(n for _, n in per.values())
-        ranking[name] = {"all": (hits / total if total else float("nan"), total), **per}
+    _, cs = _score_records(sets["cliff+goyal21"], loaded, cache, progress, "cliff+goyal21")
+    _, ps_ = _score_records(sets["polytope"], loaded, cache, progress, "polytope")
+    scored = {
+        "xsumfaith": xs, "frank": fs, "summeval": ss, "cliff+goyal21": cs, "polytope": ps_
+    }  # fmt: skip
+    ranking = {
+        name: ranking_by_set(
+            sets, {label: [_pair_value(p) for p in sc[name]] for label, sc in scored.items()}
+        )
+        for name in loaded
+    }
     result["ranking"] = ranking
     shipped = demo_and_probes(loaded, work)
     result["demo"], result["probes"] = shipped["demo"], shipped["probes"]

@@ -5,8 +5,9 @@ scores the training side (:mod:`models.training.calibration_data`) with the comp
 keeps the outputs that no model was trained on (FRANK, SummEval and Polytope outputs of
 training-side documents: the span sets' outputs were the arc model's training targets), adds
 ``--nli-rows N`` held-out NLI pairs that no model but the NLI model has read (its dev slice,
-which it never trained on: short sources and one-claim outputs; none by default), takes each output's weakest sentence per signal (the pair score of every checker is its lowest
-sentence), and fits an L2 logistic regression of the human label on the standardised logits.
+which it never trained on: short sources and one-claim outputs; none by default), takes each
+output's weakest sentence per signal (the pair score of every checker is its lowest sentence),
+and fits an L2 logistic regression of the human label on the standardised logits.
 Repeated stratified cross-validation on the same training side picks the penalty and is reported
 in the file; nothing of the held-out evaluation data is read. ``--weigh`` names the features the
 fit may weigh (default :data:`WEIGH`; the others keep weight 0 and their standardisation, which

@@ -34,41 +34,17 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-SUMMARY_SETS = ("xsumfaith", "frank", "summeval", "cliff+goyal21", "polytope")
 
-
-def held_out_sets(limit: int | None) -> dict[str, list[Any]]:
-    """The held-out summary records ``factdesk eval --limit`` samples, by set."""
-    from models import evaluation as E
-    from models.training import data as D
-    from models.training.examples import training_fingerprints
-
-    data = D.default_data_dir()
-    train = training_fingerprints(data)
-    spans = [
-        r
-        for name in ("cliff_error_types", "goyal21_error_types")
-        for r in D.read_aggrefact_spans(data, name)
-    ]
-    dev = [r for r in D.read_xsumfaith(data) if D.split_of(r.doc_id) == "dev"]
-    return {
-        "xsumfaith": E._sample(dev, limit),
-        "frank": E._sample(E._held_out(D.read_frank(data), train), limit),
-        "summeval": E._sample(E._held_out(D.read_summeval(data), train), limit),
-        "cliff+goyal21": E._sample([r for r in spans if D.split_of(r.doc_id) == "dev"], limit),
-        "polytope": E._sample(E._held_out(D.read_polytope(data), train), limit),
-    }
-
-
-def inputs(limit: int | None) -> dict[str, tuple[list[Any], list[dict[str, Any]]]]:
-    """Per set: the pairs as the app reads them and what the scoring needs of their labels."""
+def inputs(limit: int | None) -> dict[str, tuple[list[Any], list[Any]]]:
+    """Per set: the pairs as the app reads them and their records (summary sets) or labels
+    (``{"faithful": 0/1}``: the demo, the probes, MultiNLI)."""
     from models.checkers.base import PairInput
     from models.claims import pair_input
-    from models.evaluation import DEFAULT_WORK
+    from models.evaluation import DEFAULT_WORK, held_out_summaries
     from models.probes import load_probes
     from models.resources import resources_dir
     from models.training.data import default_data_dir
-    from models.training.examples import ParseCache, fingerprint
+    from models.training.examples import ParseCache
     from models.training.nli_data import BENCHMARK_MNLI, held_out
 
     cache = ParseCache(DEFAULT_WORK / "parse_cache.pkl")
@@ -77,19 +53,9 @@ def inputs(limit: int | None) -> dict[str, tuple[list[Any], list[dict[str, Any]]
         docs, outs = cache.parse(sources), cache.parse(outputs)
         return [PairInput(i, d, o) for i, (d, o) in enumerate(zip(docs, outs, strict=True))]
 
-    out: dict[str, tuple[list[Any], list[dict[str, Any]]]] = {}
-    for name, recs in held_out_sets(limit).items():
-        meta = [
-            {
-                "faithful": r.faithful,
-                "score": r.score,
-                "system": r.system,
-                "dataset": (r.extra or {}).get("dataset"),
-                "group": f"{r.dataset}:{fingerprint(r.document)}",
-            }
-            for r in recs
-        ]
-        out[name] = (pairs([r.document for r in recs], [r.summary for r in recs]), meta)
+    out: dict[str, tuple[list[Any], list[Any]]] = {}
+    for name, recs in held_out_summaries(default_data_dir(), limit).items():
+        out[name] = (pairs([r.document for r in recs], [r.summary for r in recs]), recs)
     rows = [
         json.loads(line)
         for line in (resources_dir() / "demo" / "demo_pairs.jsonl").read_text().splitlines()
@@ -118,7 +84,7 @@ def inputs(limit: int | None) -> dict[str, tuple[list[Any], list[dict[str, Any]]
 
 
 def component_scores(
-    sets: dict[str, tuple[list[Any], list[dict[str, Any]]]], names: list[str], limit: int | None
+    sets: dict[str, tuple[list[Any], list[Any]]], names: list[str], limit: int | None
 ) -> dict[str, dict[str, list[Any]]]:
     """Each component's pair results on each set, kept on disk by component versions."""
     from models.evaluation import DEFAULT_WORK
@@ -150,7 +116,7 @@ def component_scores(
 
 def combined_values(
     combined: Any,
-    sets: dict[str, tuple[list[Any], list[dict[str, Any]]]],
+    sets: dict[str, tuple[list[Any], list[Any]]],
     scores: dict[str, dict[str, list[Any]]],
 ) -> dict[str, np.ndarray]:
     """One combined checker's pair scores on every set, from its components' stored results."""
@@ -180,35 +146,35 @@ def combined_values(
 
 
 def measure(
-    values: dict[str, np.ndarray], sets: dict[str, tuple[list[Any], list[dict[str, Any]]]]
+    values: dict[str, np.ndarray], sets: dict[str, tuple[list[Any], list[Any]]]
 ) -> dict[str, Any]:
     """The figures of one checker's pair scores (``values``, by set)."""
     from models import evaluation as E
 
     def meta(label: str, field: str) -> list[Any]:
-        return [m[field] for m in sets[label][1]]
+        return [m[field] if isinstance(m, dict) else getattr(m, field) for m in sets[label][1]]
 
     out: dict[str, Any] = {}
+    frank = sets["frank"][1]
     frank_y = meta("frank", "faithful")
     out["FRANK BA"] = 100 * E.cv_balanced_accuracy(values["frank"].tolist(), frank_y)[0]
     out["FRANK r"] = E.partial_correlation(
-        values["frank"], meta("frank", "score"), [meta("frank", "system"), meta("frank", "dataset")]
+        values["frank"],
+        meta("frank", "score"),
+        [meta("frank", "system"), [r.extra["dataset"] for r in frank]],
     )
     out["SummEval BA"] = (
         100 * E.cv_balanced_accuracy(values["summeval"].tolist(), meta("summeval", "faithful"))[0]
     )
-    hits = total = 0.0
-    for label in SUMMARY_SETS:
-        groups: dict[str, list[tuple[float, int]]] = {}
-        for v, m in zip(values[label], sets[label][1], strict=True):
-            if m["faithful"] is not None:
-                groups.setdefault(m["group"], []).append((float(v), m["faithful"]))
-        acc, n = E.ranking_accuracy(groups)
-        out[f"ranking {label}"] = 100 * acc
-        hits, total = hits + acc * n, total + n
-    out["ranking"] = 100 * hits / total
-    out["ranking pairs"] = f"{int(total):,}"
-    for label in SUMMARY_SETS:
+    ranking = E.ranking_by_set(
+        {label: sets[label][1] for label in E.SUMMARY_SETS},
+        {label: values[label] for label in E.SUMMARY_SETS},
+    )
+    for label in E.SUMMARY_SETS:
+        out[f"ranking {label}"] = 100 * ranking[label][0]
+    out["ranking"] = 100 * ranking["all"][0]
+    out["ranking pairs"] = f"{ranking['all'][1]:,}"
+    for label in E.SUMMARY_SETS:
         y = np.array([-1 if f is None else f for f in meta(label, "faithful")])
         out[f"AUC {label}"] = E.auc(values[label][y >= 0], y[y >= 0])
     multi = np.array([len(item.output.sentences) > 1 for item in sets["frank"][0]])

@@ -26,7 +26,7 @@ def _encoder(tmp_path: Path) -> object:
     return load_base(tiny_bert_base(tmp_path / "base"))
 
 
-def test_states_hold_one_row_per_labelled_arc_and_one_perarc_example(tmp_path: Path) -> None:
+def test_states_hold_one_row_per_labelled_arc_and_one_per_example(tmp_path: Path) -> None:
     from models.encoding import LabelVocab, load_tokenizer
     from models.training.nli_heads import extract_states
 
