@@ -100,6 +100,10 @@ class AnalysisReport:
         }
 
 
+#: The step that counts models loaded, not pairs (progress shown in models).
+LOADING = "Loading the models"
+
+
 def load_checkers(
     names: Sequence[str] | None,
     *,
@@ -109,7 +113,7 @@ def load_checkers(
 ) -> list[Checker]:
     """Load checkers by registry name (None: the default checkers).
 
-    ``step`` is told ("Loading the models", loaded, to load) before each one.
+    ``step`` is told (:data:`LOADING`, loaded, to load) before each one.
 
     Raises:
         FactDeskError: a checker that cannot be loaded, with the model directory and why (a
@@ -122,7 +126,7 @@ def load_checkers(
     loaded = []
     for name in chosen:
         if step is not None:
-            step("Loading the models", len(loaded), len(chosen))
+            step(LOADING, len(loaded), len(chosen))
         try:
             loaded.append(load_checker(name, device=device, model_dir=model_dir))  # type: ignore[arg-type]
         except (FactDeskError, KeyboardInterrupt):

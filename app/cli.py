@@ -287,6 +287,8 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[..., None], Callable
     argument) names the stage in the bar ("analysing the demo: Parsing")."""
     from tqdm import tqdm
 
+    from app.analysis import LOADING
+
     bar: Any = None
 
     def update(done: int, total: int, what: str | None = None) -> None:
@@ -303,6 +305,7 @@ def _bar(desc: str, enabled: bool = True) -> tuple[Callable[..., None], Callable
             )
         if what is not None:
             bar.set_description_str(f"{desc}: {what}", refresh=False)
+            bar.unit = "model" if what == LOADING else "pair"
             bar.total = total or None  # each stage counts its own pairs; 0: not known
         bar.n = done
         bar.refresh()

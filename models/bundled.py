@@ -142,6 +142,11 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
     return CombinedChecker(combiner, parts, answers)
 
 
+#: The fast path's checkers in the combined score's slots: the MiniLM NLI model, and the MiniLM
+#: arc/support model, since the bundled heads read the MPNet encoder, which the fast path avoids.
+FAST_IN_PLACE = {"nli": "nli-fast", "dae": "dae-fast", "support": "support-fast"}
+
+
 def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.combined import FAST_FILE, FastCombinedChecker, load_combiner
     from models.registry import load_checker
@@ -149,9 +154,9 @@ def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
     combiner = load_combiner(FAST_FILE)
     # The fast path keeps its own MiniLM arc/support model: the bundled heads read the MPNet
     # encoder, which is what the fast path avoids (its weights were fitted on these scores).
-    in_place = {"nli": "nli-fast"}
-    if model_dir is None:  # a user's arc/support model replaces the fast path's, as elsewhere
-        in_place.update(dae="dae-fast", support="support-fast")
+    in_place = dict(FAST_IN_PLACE)
+    if model_dir is not None:  # a user's arc/support model replaces the fast path's, as elsewhere
+        in_place = {"nli": in_place["nli"]}
     parts = {
         name: load_checker(
             in_place.get(name, name),

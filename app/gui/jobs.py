@@ -87,7 +87,9 @@ def analyse_in_process(req: AnalysisRequest, ctx: JobContext) -> dict:
 
 
 def _analyse(req: AnalysisRequest, ctx: JobContext) -> dict:
-    ctx.step("Loading the models", 0, 0)
+    from app.analysis import LOADING
+
+    ctx.step(LOADING, 0, 0)
     return run_analysis(req, ctx)
 
 

@@ -29,6 +29,7 @@ from models.checkers.base import PairInput, PairScore
 from models.checkers.combined import (
     AGAINST,
     BUNDLED_FILE,
+    FAST_FILE,
     FEATURES,
     KIND,
     logit,
@@ -244,13 +245,18 @@ def load_components(
     *,
     model_dir: Path | None = None,
     aligner_dir: Path | None = None,
-    nli_checker: str = "nli",
+    fast: bool = False,
 ) -> dict[str, Any]:
-    """The checkers that give ``features`` (bundled, or the arc/support model and aligner
-    named; ``nli_checker`` gives the ``nli`` feature: ``nli-fast`` for the fast path's fit)."""
+    """The checkers that give ``features``, by feature slot (bundled, or the arc/support model
+    and aligner named; ``fast``: the fast path's checkers in their slots, as ``combined-fast``
+    reads them, :data:`models.bundled.FAST_IN_PLACE`)."""
+    from models.bundled import FAST_IN_PLACE
     from models.checkers.align import AlignChecker
     from models.registry import load_checker
 
+    in_place = dict(FAST_IN_PLACE) if fast else {}
+    if model_dir is not None:  # a named arc/support model fills its slots on either path
+        in_place = {k: v for k, v in in_place.items() if k not in ("dae", "support")}
     checkers: dict[str, Any] = {}
     for name in dict.fromkeys(FEATURES[f][0] for f in features):
         if name == "align":
@@ -258,7 +264,7 @@ def load_components(
         elif name in ("dae", "support") and model_dir is not None:
             checkers[name] = load_checker(name, model_dir=model_dir)
         else:
-            checkers[name] = load_checker(nli_checker if name == "nli" else name)
+            checkers[name] = load_checker(in_place.get(name, name))
     return checkers
 
 
@@ -271,14 +277,12 @@ def build(
     aligner_dir: Path | None = None,
     features: Sequence[str] = tuple(FEATURES),
     nli_rows: int = NLI_ROWS,
-    nli_checker: str = "nli",
+    fast: bool = False,
     weigh: Sequence[str] | None = WEIGH,
     log: Log = print,
 ) -> dict[str, Any]:
     """Score, fit and write the combiner file (atomically)."""
-    checkers = load_components(
-        features, model_dir=model_dir, aligner_dir=aligner_dir, nli_checker=nli_checker
-    )
+    checkers = load_components(features, model_dir=model_dir, aligner_dir=aligner_dir, fast=fast)
     x, y = collect(data_dir, work, checkers, features, log, nli_rows)
     spec = fit_combiner(
         features,
@@ -289,7 +293,7 @@ def build(
         weigh=weigh,
     )
     if "nli" in checkers:
-        spec["nli_checker"] = nli_checker
+        spec["nli_checker"] = checkers["nli"].name
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(spec, indent=2), encoding="utf-8")
@@ -303,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m models.training.combine")
     parser.add_argument("--data", type=Path, default=default_data_dir())
-    parser.add_argument("--out", type=Path, default=BUNDLED_FILE)
+    parser.add_argument("--out", type=Path, default=None, help="default: the bundled file")
     parser.add_argument("--work", type=Path, default=Path("build/training"))
     parser.add_argument("--model-dir", type=Path, default=None, help="arc/support model to use")
     parser.add_argument("--aligner-dir", type=Path, default=None)
@@ -319,21 +323,21 @@ def main(argv: list[str] | None = None) -> int:
         "--nli-rows", type=int, default=NLI_ROWS, help="held-out NLI pairs beside the summaries"
     )
     parser.add_argument(
-        "--nli-checker",
-        default="nli",
-        help="the checker giving the nli feature (nli-fast: the "
-        "fast path's combiner, resources/models/combiner_fast.json)",
+        "--fast",
+        action="store_true",
+        help="the fast path's combiner (combined-fast: nli-fast, dae-fast and support-fast in "
+        "their slots), written to resources/models/combiner_fast.json by default",
     )
     args = parser.parse_args(argv)
     build(
         args.data,
-        args.out,
+        args.out or (FAST_FILE if args.fast else BUNDLED_FILE),
         work=args.work,
         model_dir=args.model_dir,
         aligner_dir=args.aligner_dir,
         features=args.features,
         nli_rows=args.nli_rows,
-        nli_checker=args.nli_checker,
+        fast=args.fast,
         weigh=args.weigh,
     )
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.analysis import analyze
 from app.demo import prepare_demo
 from app.io.importer import import_file
@@ -52,3 +54,21 @@ def test_the_demo_says_what_it_does_from_the_start(tmp_path: Path) -> None:
     ]
     parsing = [done for what, done, total in events if what == "Parsing" and total == 32]
     assert parsing[0] == 0 and 0 < parsing[1] < 32  # progress inside the one chunk of 32
+
+
+def test_the_terminal_bar_counts_models_while_loading_and_pairs_after(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command line's progress bar reads "model/s" while the models load (it once said
+    "pair/s" of six models) and "pair/s" from the first stage that counts pairs."""
+    from app.analysis import LOADING
+    from app.cli import _bar
+
+    update, close = _bar("analysing")
+    update(1, 6, LOADING)
+    loading = capsys.readouterr().err.rsplit("\r", 1)[-1]
+    update(3, 32, "Parsing")
+    parsing = capsys.readouterr().err.rsplit("\r", 1)[-1]
+    close()
+    assert "1/6" in loading and "model" in loading and "pair" not in loading
+    assert "3/32" in parsing and "pair" in parsing and "model" not in parsing

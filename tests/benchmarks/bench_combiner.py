@@ -1,11 +1,14 @@
 """Combined-score candidates on the held-out sets, from one scoring of their components (prints).
 
-    python tests/benchmarks/bench_combiner.py [--limit 300] [--candidate FILE ...]
+    python tests/benchmarks/bench_combiner.py [--limit 300] [--candidate FILE ...] [--fast]
 
 A combiner file (`python -m models.training.combine --out FILE ...`) changes only how the
 components' sentence scores are weighed, so the components score each held-out set once (the
-same samples as `factdesk eval --limit N`; kept in `build/training`, keyed by their versions, so
-a second run reads them back) and every combiner is applied to those scores without a model run.
+same samples as `factdesk eval --limit N`; kept in `build/training`, a file per component and
+version, so a second run reads them back and a new version of one component re-scores that one)
+and every combiner is applied to those scores without a model run. `--fast` measures the fast
+path: its combiner (`combined-fast`) first, with `nli-fast`, `dae-fast` and `support-fast` in
+the `nli`, `dae` and `support` slots (candidates are applied to the same checkers).
 Per combiner (the bundled one first), and per component alone (`--components`): FRANK balanced
 accuracy (threshold by cross-validation) and partial r, SummEval balanced accuracy, ranking
 accuracy over all sets and per set, pair AUC within each set, and on the demo, the probes and 600
@@ -84,34 +87,43 @@ def inputs(limit: int | None) -> dict[str, tuple[list[Any], list[Any]]]:
 
 
 def component_scores(
-    sets: dict[str, tuple[list[Any], list[Any]]], names: list[str], limit: int | None
+    sets: dict[str, tuple[list[Any], list[Any]]], parts: dict[str, Any], limit: int | None
 ) -> dict[str, dict[str, list[Any]]]:
-    """Each component's pair results on each set, kept on disk by component versions."""
+    """Each component's pair results on each set (by set, then by feature slot: ``parts`` maps a
+    slot such as ``nli`` to the checker in it, ``nli-fast`` on the fast path), kept on disk one
+    file per checker and version: a new version of one component re-scores that one alone."""
     from models.evaluation import DEFAULT_WORK
-    from models.registry import default_checkers, load_checker
 
-    default_checkers()  # registers the bundled checkers
-    checkers = {n: load_checker(n) for n in names}
-    key = hashlib.sha1(
-        json.dumps([limit, sorted((n, c.version) for n, c in checkers.items())]).encode()
-    ).hexdigest()[:12]
-    path = DEFAULT_WORK / f"bench_combiner_{key}.pkl"
-    if path.is_file():
-        with path.open("rb") as fh:
-            return pickle.load(fh)
-    out: dict[str, dict[str, list[Any]]] = {}
-    for label, (batch, _) in sets.items():
+    def path(checker: Any) -> Path:
+        key = hashlib.sha1(json.dumps([limit, checker.name, checker.version]).encode())
+        return DEFAULT_WORK / f"bench_combiner_{checker.name}_{key.hexdigest()[:12]}.pkl"
+
+    stored: dict[str, dict[str, list[Any]]] = {}
+    for slot, checker in parts.items():
+        if path(checker).is_file():
+            with path(checker).open("rb") as fh:
+                stored[slot] = pickle.load(fh)
+    missing = {slot: c for slot, c in parts.items() if slot not in stored}
+    for slot in missing:
+        stored[slot] = {}
+    for label, (batch, _) in sets.items() if missing else ():
         started = time.monotonic()
-        scores: dict[str, list[Any]] = {n: [] for n in names}
-        for lo in range(0, len(batch), 32):  # every component on a chunk: they share one pass
-            for n, c in checkers.items():
-                scores[n] += c.score(batch[lo : lo + 32], batch_size=16)
-        out[label] = scores
+        for slot in missing:
+            stored[slot][label] = []
+        # every missing component on a chunk in turn: the heads on the NLI model's encoder reuse
+        # the pass that the NLI checker made on it
+        for lo in range(0, len(batch), 32):
+            for slot, checker in missing.items():
+                stored[slot][label] += checker.score(batch[lo : lo + 32], batch_size=16)
         print(f"{label}: {len(batch)} pairs scored in {time.monotonic() - started:.0f} s")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        pickle.dump(out, fh)
-    return out
+    for slot, checker in missing.items():
+        file = path(checker)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(stored[slot], fh)
+        tmp.replace(file)
+    return {label: {slot: stored[slot][label] for slot in parts} for label in sets}
 
 
 def combined_values(
@@ -190,8 +202,9 @@ def measure(
 
 def main() -> int:
     from models import evaluation as E
-    from models.checkers.combined import BUNDLED_FILE, CombinedChecker, load_combiner
-    from models.registry import load_checker
+    from models.bundled import FAST_IN_PLACE
+    from models.checkers.combined import BUNDLED_FILE, FAST_FILE, CombinedChecker, load_combiner
+    from models.registry import default_checkers, load_checker
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=300, help="items per held-out set (0: all)")
@@ -202,24 +215,32 @@ def main() -> int:
         default=["nli", "dae", "support"],
         help="components also measured alone, by their own pair scores",
     )
+    ap.add_argument(
+        "--fast",
+        action="store_true",
+        help="the fast path: its combiner (combined-fast) and its checkers in the nli, dae and "
+        "support slots (nli-fast, dae-fast, support-fast)",
+    )
     args = ap.parse_args()
     limit = args.limit or None
-    files = [BUNDLED_FILE, *args.candidate]
+    files = [FAST_FILE if args.fast else BUNDLED_FILE, *args.candidate]
     combiners = [load_combiner(f) for f in files]
-    names = sorted({"nli", *args.components, *(n for c in combiners for n in c.components)})
+    slots = sorted({"nli", *args.components, *(n for c in combiners for n in c.components)})
+    default_checkers()  # registers the bundled checkers
+    in_place = FAST_IN_PLACE if args.fast else {}
+    parts = {slot: load_checker(in_place.get(slot, slot)) for slot in slots}
     sets = inputs(limit)
-    scores = component_scores(sets, names, limit)
-    parts = {n: load_checker(n) for n in names}
+    scores = component_scores(sets, parts, limit)
     table: dict[str, dict[str, Any]] = {}
     for f, c in zip(files, combiners, strict=True):
         checker = CombinedChecker(c, parts, None if "nli" in c.components else parts["nli"])
         name = str(f.relative_to(REPO) if f.is_relative_to(REPO) else f)
         table[name] = measure(combined_values(checker, sets, scores), sets)
-    for name in args.components:
+    for slot in args.components:
         own = {
-            label: np.array([E._pair_value(p) for p in got[name]]) for label, got in scores.items()
+            label: np.array([E._pair_value(p) for p in got[slot]]) for label, got in scores.items()
         }
-        table[name] = measure(own, sets)
+        table[parts[slot].name] = measure(own, sets)
     print(
         f"held-out sets at most {limit or 'all'} items each; targets FRANK 75 / 0.30, SummEval 74,"
     )

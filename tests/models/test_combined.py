@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -134,6 +135,41 @@ def test_features_left_out_of_weigh_keep_weight_zero_and_their_standardisation()
         fit_combiner(["nli"], good[:, None], y, {}, weigh=["nonsense"])
     with pytest.raises(ValueError, match="none of the features"):
         fit_combiner(["nli"], good[:, None], y, {}, weigh=["align"])
+
+
+def test_the_fast_fit_reads_the_fast_paths_checkers_in_their_slots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``combine --fast`` fits on what ``combined-fast`` reads: the MiniLM NLI and arc/support
+    checkers in the ``nli``, ``dae`` and ``support`` slots (a user's arc/support model, named,
+    still fills its own); the default fit reads the bundled checkers."""
+    from types import SimpleNamespace
+
+    from models import registry
+    from models.training.combine import load_components
+
+    monkeypatch.setattr(
+        registry,
+        "load_checker",
+        lambda name, **kw: SimpleNamespace(name=name, model_dir=kw.get("model_dir")),
+    )
+    features = ["dae", "dae_min", "support", "nli", "questions_conflict"]
+    fast = load_components(features, fast=True)
+    assert {slot: c.name for slot, c in fast.items()} == {
+        "dae": "dae-fast",
+        "support": "support-fast",
+        "nli": "nli-fast",
+        "questions": "questions",
+    }
+    assert {c.name for c in load_components(features).values()} == {
+        "dae",
+        "support",
+        "nli",
+        "questions",
+    }
+    mine = load_components(["dae", "nli"], fast=True, model_dir=Path("mine"))
+    assert mine["dae"].name == "dae" and mine["dae"].model_dir == Path("mine")
+    assert mine["nli"].name == "nli-fast"
 
 
 def test_no_component_may_lower_the_combined_score_as_it_rises() -> None:
