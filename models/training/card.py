@@ -165,9 +165,16 @@ def _later_parts(bundle: Path) -> list[str]:
         weights = _weights(cf)
         lines.append(
             "* `combiner_fast.json` - the fast path's combined score (`combined-fast`, selectable, "
-            f"not a default): the same fit with `{cf.get('nli_checker', 'nli')}` giving the nli "
-            f"feature (weights: {weights}; bias {cf['bias']:+.2f}); cross-validated AUC "
-            f"{cf['cv_auc']:.3f} on the same rows."
+            "not a default): the same fit (`python -m models.training.combine --fast`) with "
+            f"`{cf.get('nli_checker', 'nli')}` giving the nli feature and `arc_support_fast` "
+            f"giving dae and support (weights: {weights}; bias {cf['bias']:+.2f}"
+            + (
+                f"; only {', '.join(w)} could be weighed"
+                if (w := cf.get("weigh")) and len(w) < len(cf["features"])
+                else ""
+            )
+            + f"), fitted on {cf['trained_on']['outputs']} training-side rows; cross-validated "
+            f"AUC {cf['cv_auc']:.3f} there."
         )
     if (bundle / "combiner_replay.json").is_file():
         lines.append(
