@@ -475,8 +475,15 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     try:
         with _engine(args) as (run, checkers), Project.open(args.project) as project:
             update, close = _bar("analysing", not args.json)
+            # here (not on Ray workers) the bar names each stage from the first pair on, as the
+            # demo's does, instead of standing at 0 until the first chunk is stored
+            stages = (
+                {}
+                if args.engine == "ray"
+                else {"step": lambda what, done, total: update(done, total, what)}
+            )
             try:
-                run(project, progress=update, report=report)
+                run(project, progress=update, report=report, **stages)
             finally:
                 close()
                 with contextlib.suppress(Exception):  # never hide why the run ended

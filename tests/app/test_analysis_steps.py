@@ -72,3 +72,19 @@ def test_the_terminal_bar_counts_models_while_loading_and_pairs_after(
     close()
     assert "1/6" in loading and "model" in loading and "pair" not in loading
     assert "3/32" in parsing and "pair" in parsing and "model" not in parsing
+
+
+def test_the_analyze_command_names_each_stage_before_the_chunk_is_stored(
+    tmp_path: Path, pairs_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``factdesk analyze`` shows what it is doing from the first pair on (it once stood at 0
+    until a whole chunk was scored and stored: minutes for 32 pairs with the MPNet model)."""
+    from app.cli import main
+
+    proj = str(tmp_path / "steps.factdesk")
+    assert main(["new", proj]) == 0 and main(["import", proj, str(pairs_file)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", proj, "--checker", "lexical"]) == 0
+    err = capsys.readouterr().err
+    assert "analysing: Parsing" in err and "analysing: Scoring with lexical" in err
+    assert err.index("analysing: Parsing") < err.index("analysing: Saving")
