@@ -254,14 +254,12 @@ def load_components(
     from models.checkers.align import AlignChecker
     from models.registry import load_checker
 
-    in_place = dict(FAST_IN_PLACE) if fast else {}
-    if model_dir is not None:  # a named arc/support model fills its slots on either path
-        in_place = {k: v for k, v in in_place.items() if k not in ("dae", "support")}
+    in_place = FAST_IN_PLACE if fast else {}
     checkers: dict[str, Any] = {}
     for name in dict.fromkeys(FEATURES[f][0] for f in features):
         if name == "align":
             checkers[name] = AlignChecker(aligner_dir, device="auto")
-        elif name in ("dae", "support") and model_dir is not None:
+        elif name in ("dae", "support") and model_dir is not None:  # on either path
             checkers[name] = load_checker(name, model_dir=model_dir)
         else:
             checkers[name] = load_checker(in_place.get(name, name))
