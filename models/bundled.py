@@ -154,9 +154,8 @@ def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
     combiner = load_combiner(FAST_FILE)
     # The fast path keeps its own MiniLM arc/support model: the bundled heads read the MPNet
     # encoder, which is what the fast path avoids (its weights were fitted on these scores).
-    in_place = dict(FAST_IN_PLACE)
-    if model_dir is not None:  # a user's arc/support model replaces the fast path's, as elsewhere
-        in_place = {"nli": in_place["nli"]}
+    # a user's arc/support model replaces the fast path's, as elsewhere
+    in_place = FAST_IN_PLACE if model_dir is None else {"nli": FAST_IN_PLACE["nli"]}
     parts = {
         name: load_checker(
             in_place.get(name, name),

@@ -27,6 +27,14 @@ def _weights(spec: dict) -> str:
     )
 
 
+def _weighed(spec: dict) -> str:
+    """ "; only X, Y could be weighed ..." when the fit left features out (``--weigh``), else ""."""
+    w = spec.get("weigh")
+    if not w or len(w) >= len(spec["features"]):
+        return ""
+    return f"; only {', '.join(w)} could be weighed (`--weigh`), the rest are at 0"
+
+
 def _where_trained(training: dict) -> str:
     """The "2 CPU cores", or the GPU run with its low-rank adapter, from a training record."""
     if training.get("device") != "cuda":
@@ -143,13 +151,7 @@ def _later_parts(bundle: Path) -> list[str]:
             "logistic regression on the standardised logits of each checker's sentence score "
             f"(weights: {weights}; bias {cb['bias']:+.2f}; fitted monotone: a support "
             "signal's weight is at or above 0, a conflict's at or below, and one that came out "
-            "with the other sign is 0"
-            + (
-                f"; only {', '.join(w)} could be weighed (`--weigh`), the rest are at 0"
-                if (w := cb.get("weigh")) and len(w) < len(cb["features"])
-                else ""
-            )
-            + "), fitted on "
+            "with the other sign is 0" + _weighed(cb) + "), fitted on "
             f"{cb['trained_on']['outputs']} training-side rows "
             f"({cb['trained_on']['faithful']} faithful"
             + (
@@ -168,11 +170,7 @@ def _later_parts(bundle: Path) -> list[str]:
             "not a default): the same fit (`python -m models.training.combine --fast`) with "
             f"`{cf.get('nli_checker', 'nli')}` giving the nli feature and `arc_support_fast` "
             f"giving dae and support (weights: {weights}; bias {cf['bias']:+.2f}"
-            + (
-                f"; only {', '.join(w)} could be weighed"
-                if (w := cf.get("weigh")) and len(w) < len(cf["features"])
-                else ""
-            )
+            + _weighed(cf)
             + f"), fitted on {cf['trained_on']['outputs']} training-side rows; cross-validated "
             f"AUC {cf['cv_auc']:.3f} there."
         )
