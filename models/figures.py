@@ -111,11 +111,13 @@ _HEDGES = (
     ("some", "near"),
 )
 _WORD_NUMBER = "|".join(sorted([*UNITS, *TENS], key=len, reverse=True))
-_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+DIGITS_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion)|(?<=\d)(?:m|bn)\b)"
 # a number: digits or words ("forty-three", "a thousand"), maybe with a scale
-_NUMBER = rf"(?:(?:{_DIGITS})|(?:(?:{_WORD_NUMBER})(?:-(?:{_WORD_NUMBER}))?)|(?:an?))(?:{_SCALE})*"
-_FRACTIONS = {
+NUMBER_PATTERN = (
+    rf"(?:(?:{DIGITS_PATTERN})|(?:(?:{_WORD_NUMBER})(?:-(?:{_WORD_NUMBER}))?)|(?:an?))(?:{_SCALE})*"
+)
+FRACTIONS = {
     "half": 50.0,
     "a half": 50.0,
     "one half": 50.0,
@@ -133,19 +135,19 @@ _FRACTIONS = {
     "a tenth": 10.0,
     "one tenth": 10.0,
 }
-_FRACTION = "|".join(sorted(_FRACTIONS, key=len, reverse=True))
-_HEDGE = "|".join(re.escape(h) for h, _ in _HEDGES)
+FRACTION_PATTERN = "|".join(sorted(FRACTIONS, key=len, reverse=True))
+HEDGE_PATTERN = "|".join(re.escape(h) for h, _ in _HEDGES)
 _FIGURE = re.compile(
-    rf"(?<![\w.,-])(?:(?P<hedge>{_HEDGE})\s+)?"
-    rf"(?:(?P<share_of>(?P<part>{_NUMBER})\s+(?:in|out\s+of)\s+(?P<whole>{_NUMBER}))"
-    rf"|(?P<fraction>{_FRACTION})"
-    rf"|(?P<percent>(?P<pvalue>{_DIGITS})\s*(?:%|percent\b|per\s+cent\b))"
-    rf"|(?P<count>{_NUMBER}))"
+    rf"(?<![\w.,-])(?:(?P<hedge>{HEDGE_PATTERN})\s+)?"
+    rf"(?:(?P<share_of>(?P<part>{NUMBER_PATTERN})\s+(?:in|out\s+of)\s+(?P<whole>{NUMBER_PATTERN}))"
+    rf"|(?P<fraction>{FRACTION_PATTERN})"
+    rf"|(?P<percent>(?P<pvalue>{DIGITS_PATTERN})\s*(?:%|percent\b|per\s+cent\b))"
+    rf"|(?P<count>{NUMBER_PATTERN}))"
     rf"(?![\w-])",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
-_HEDGE_DIRECTION = dict(_HEDGES)
+HEDGE_DIRECTION = dict(_HEDGES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +177,7 @@ class Figure:
     precision: float
 
 
-def _words_value(text: str) -> float | None:
+def words_value(text: str) -> float | None:
     words = re.sub(r"(?<=\d)(m|bn)\b", r" \1", text.lower().replace("-", " ")).split()
     words = ["million" if w == "m" else "billion" if w == "bn" else w for w in words]
     if words and words[0] in ("a", "an"):
@@ -188,18 +190,18 @@ def find_figures(text: str) -> list[Figure]:
     out = []
     for m in _FIGURE.finditer(text):
         hedge = m.group("hedge")
-        direction = None if hedge is None else _HEDGE_DIRECTION[hedge.lower()]
+        direction = None if hedge is None else HEDGE_DIRECTION[hedge.lower()]
         figure_start = m.start() if hedge is None else m.end("hedge")
         while figure_start < m.end() and text[figure_start].isspace():
             figure_start += 1
         kind, value, precision = "count", None, None
         if m.group("share_of"):
-            part, whole = _words_value(m.group("part")), _words_value(m.group("whole"))
+            part, whole = words_value(m.group("part")), words_value(m.group("whole"))
             if part is not None and whole and part < whole and not _YEAR.fullmatch(m["whole"]):
                 kind, value, precision = "share", 100.0 * part / whole, 10.0
                 direction = direction or "near"  # "seven in ten" rounds whatever the hedge
         elif m.group("fraction"):
-            kind, value, precision = "share", _FRACTIONS[m.group("fraction").lower()], 10.0
+            kind, value, precision = "share", FRACTIONS[m.group("fraction").lower()], 10.0
             direction = direction or "near"
         elif m.group("percent"):
             kind, value = "share", float(m.group("pvalue").replace(",", ""))
@@ -207,7 +209,7 @@ def find_figures(text: str) -> list[Figure]:
             said = m.group("count")
             if said.lower() in ("a", "an") or (hedge is None and _YEAR.fullmatch(said)):
                 continue
-            value = _words_value(said)
+            value = words_value(said)
         if value is None:
             continue
         out.append(
@@ -284,10 +286,13 @@ def unit_after(text: str, end: int) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Restated:
-    """A claim with its hedged figures put as the source states them."""
+    """A claim with its hedged figures put as the source states them (and, from
+    :func:`models.derived_figures.read_figures`, its comparisons without their number)."""
 
     text: str
     changes: tuple[tuple[str, str], ...]  # (as the claim says it, as the source states it)
+    #: (the comparison as written, the two source figures that bear it out: "312 against 120")
+    compared: tuple[tuple[str, str], ...] = ()
 
 
 def restate_figures(

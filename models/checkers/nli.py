@@ -39,6 +39,7 @@ from models.checkers.base import (
 )
 from models.checkers.multitask import arc_slots
 from models.claim_split import split_claims
+from models.derived_figures import read_figures
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import (
@@ -49,7 +50,7 @@ from models.evidence import (
     build_windows,
     text_relevance,
 )
-from models.figures import Restated, restate_figures
+from models.figures import Restated
 from models.resources import resources_dir
 from models.runtime import ALONE_REVISION, DevicePref, onnx_model, torch_device
 
@@ -66,10 +67,11 @@ MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence; hedged figures
-#: are read as the source states them ("about 6,400" -> "6,412"), and each claim against a narrow
-#: and a wide window (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as
-#: contradicted as its most-contradicting one.
-CLAIM_REVISION = "claims4"
+#: are read as the source states them ("about 6,400" -> "6,412"), comparisons that two source
+#: figures bear out without their number ("two and a half times as many" for 186 against 74 ->
+#: "more"), and each claim against a narrow and a wide window (:data:`WINDOW_SIZES`), as
+#: entailed as its best-entailing window and as contradicted as its most-contradicting one.
+CLAIM_REVISION = "claims5"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -280,8 +282,8 @@ class NLISentenceChecker:
         """Judge every claim of every output sentence against its joined evidence.
 
         Each checkable sentence is split into claims (:func:`models.claim_split.split_claims`),
-        each claim's hedged figures are put as the source states them
-        (:func:`models.figures.restate_figures`), and each claim is read against its own
+        each claim's comparisons and hedged figures are read as the source's figures bear them
+        out (:func:`models.derived_figures.read_figures`), and each claim is read against its own
         evidence windows (:data:`WINDOW_SIZES`: the source sentences ranked most relevant to it,
         joined in source order), one model call each; a claim is as entailed as its
         best-entailing window and as contradicted as its most-contradicting one
@@ -399,7 +401,7 @@ class NLISentenceChecker:
             [w for w in windows if w],
             denies,
             [
-                restate_figures(u.text, source_texts, text_relevance(source_texts, u.text))
+                read_figures(u.text, source_texts, text_relevance(source_texts, u.text))
                 for u in kept
             ],
         )
@@ -418,7 +420,7 @@ class NLISentenceChecker:
         for u, unit in enumerate(plan.units):
             s = plan.owners[u]
             sentence = item.output.sentences[s]
-            if unit is not sentence or item.claim(s) is not None or plan.read[u].changes:
+            if unit is not sentence or item.claim(s) is not None or plan.read[u].text != unit.text:
                 continue
             for w, window in enumerate(plan.windows[u]):
                 if window.text == windows[s].text:
@@ -492,11 +494,15 @@ class NLISentenceChecker:
         claim = plan.units[unit]
         window = plan.windows[unit][-1]
         which = f"claim “{claim.text}”: " if claims > 1 else ""
-        figures = plan.read[unit].changes
-        note = ""
-        if figures:
-            read_as = ", ".join(f"“{said}” as {stated}" for said, stated in figures)
-            note = f" (its figures read as the source states them: {read_as})"
+        read = plan.read[unit]
+        notes = []
+        if read.compared:
+            held = ", ".join(f"“{said}” ({basis})" for said, basis in read.compared)
+            notes.append(f"its comparisons hold on the source's figures: {held}")
+        if read.changes:
+            read_as = ", ".join(f"“{said}” as {stated}" for said, stated in read.changes)
+            notes.append(f"its figures read as the source states them: {read_as}")
+        note = f" ({'; '.join(notes)})" if notes else ""
         entail, contra = self._entail_contra(row)
         neutral = 1.0 - entail - (contra or 0.0)
         if contra is not None and contra >= max(entail, neutral):
@@ -584,8 +590,8 @@ class ClaimReading:
 class _Plan:
     """What one pair's scoring reads: windows per output sentence (shown), the claims judged,
     the sentence each claim belongs to, each claim's windows, the sentences that deny, and the
-    text the model reads for each claim (its hedged figures as the source states them, see
-    :func:`models.figures.restate_figures`)."""
+    text the model reads for each claim (its comparisons and hedged figures as the source's
+    figures bear them out, see :func:`models.derived_figures.read_figures`)."""
 
     sentence_windows: list[Evidence]
     units: list[Sentence]

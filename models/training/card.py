@@ -105,7 +105,8 @@ def nli_part(bundle: Path) -> list[str]:
         "against two evidence windows (its most relevant source sentence, and its five most "
         "relevant joined in source order): a claim is as entailed as its best-entailing window "
         "and as contradicted as its most-contradicting one; hedged figures are read as the "
-        f"source states them (`nli`, a default checker; {role}); "
+        "source states them, and a comparison two source figures bear out without its number "
+        f"(`nli`, a default checker; {role}); "
         '"No." answers by the contradiction of the claim they deny. '
         f"{how} from {sources or '?'}. "
         "Never trained on: MultiNLI dev-matched, SNLI test, ANLI and SICK. Held-out "

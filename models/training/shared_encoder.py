@@ -117,6 +117,34 @@ def attach_heads(nli_onnx: Path, heads: dict[str, np.ndarray], out: Path) -> Non
     onnx.save(model, str(out))
 
 
+#: The heads' initialisers in a shared graph and the state names they come from (the matrices
+#: stored transposed, as the graph multiplies by them).
+_HEAD_TENSORS = {
+    "heads.label_embedding": ("label_embedding.weight", False),
+    "heads.arc_w": ("arc_out.weight", True),
+    "heads.arc_b": ("arc_out.bias", False),
+    "heads.support_w": ("support_out.weight", True),
+    "heads.support_b": ("support_out.bias", False),
+}
+
+
+def read_heads(shared_onnx: Path) -> dict[str, np.ndarray]:
+    """The heads a shared graph carries, as :func:`attach_heads` takes them (its inverse)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(shared_onnx))
+    stored = {i.name: i for i in model.graph.initializer if i.name in _HEAD_TENSORS}
+    missing = sorted(set(_HEAD_TENSORS) - set(stored))
+    if missing:
+        raise ValueError(f"{shared_onnx}: no arc/support heads in the graph (missing {missing})")
+    out = {}
+    for name, (key, transposed) in _HEAD_TENSORS.items():
+        array = numpy_helper.to_array(stored[name])
+        out[key] = array.T.copy() if transposed else array
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m models.training.shared_encoder",

@@ -191,9 +191,8 @@ def test_a_flagged_no_says_what_it_denies_and_what_the_source_does_with_it(
         assert sentence.detail == f"the “No” denies “The mayor opened the bridge.”{why}"
 
 
-def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> None:
-    """ "About four million" of a source's 4.2 million is read as 4.2 million: the model judges
-    the claim, not the rounding; a figure the source does not satisfy is read as written."""
+def _recording_checker(tmp_path: Path):
+    """A tiny random NLI checker and the list of hypotheses its model reads, in order."""
     from models.checkers.nli import NLISentenceChecker
 
     labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
@@ -206,6 +205,13 @@ def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> No
         return probs(premises, hypotheses)
 
     checker._probs = recording  # type: ignore[method-assign]
+    return checker, read
+
+
+def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> None:
+    """ "About four million" of a source's 4.2 million is read as 4.2 million: the model judges
+    the claim, not the rounding; a figure the source does not satisfy is read as written."""
+    checker, read = _recording_checker(tmp_path)
     src = parse("The mayor opened the bridge on Tuesday. It cost 4.2 million euros.")
     hedged = parse("It cost about four million euros.")
     wrong = parse("It cost about nine million euros.")
@@ -221,3 +227,26 @@ def test_a_hedged_figure_is_judged_as_the_source_states_it(tmp_path: Path) -> No
     )
     assert "figures read" not in (got[1].sentences[0].detail or "")
     assert all(r.sentences[0].score is not None for r in got)
+
+
+def test_a_comparison_the_source_figures_bear_out_is_read_without_its_number(
+    tmp_path: Path,
+) -> None:
+    """The model does no arithmetic: "two and a half times as many" of 312 and 120 is checked
+    here and the claim read as "more"; the flagged claim's detail shows the figures."""
+    checker, read = _recording_checker(tmp_path)
+    src = parse("Ashford Primary has 312 pupils and Mill Lane has 120.")
+    right = parse("Ashford has about two and a half times as many pupils as Mill Lane.")
+    wrong = parse("Ashford has four times as many pupils as Mill Lane.")
+    got = checker.score([PairInput(1, src, right), PairInput(2, src, wrong)])
+    assert set(read) == {
+        "Ashford has more pupils than Mill Lane.",
+        "Ashford has four times as many pupils as Mill Lane.",
+    }
+    detail = got[0].sentences[0].detail
+    assert got[0].sentences[0].score < 0.5 and detail is not None  # the random model flags it
+    assert detail.endswith(
+        "(its comparisons hold on the source's figures: "
+        "“about two and a half times as many pupils as” (312 against 120))"
+    )
+    assert "comparisons hold" not in (got[1].sentences[0].detail or "")

@@ -121,6 +121,17 @@ def test_heads_are_added_once(shared: dict, tmp_path: Path) -> None:
         attach_heads(shared["root"] / "nli" / "model.onnx", heads, tmp_path / "twice.onnx")
 
 
+def test_the_heads_read_back_from_the_graph_are_the_ones_attached(shared: dict) -> None:
+    from models.training.shared_encoder import read_heads
+
+    state = shared["module"].state_dict()
+    got = read_heads(shared["root"] / "nli" / "model.onnx")
+    assert got.keys() == {k for k in state if not k.startswith("encoder.")}
+    assert all(np.allclose(got[k], state[k].numpy()) for k in got)
+    with pytest.raises(ValueError, match="no arc/support heads"):
+        read_heads(shared["root"] / "before" / "model.onnx")
+
+
 def test_the_nli_model_rebuilt_from_the_shared_graph_has_the_classifiers_weights_only(
     shared: dict,
 ) -> None:
