@@ -357,8 +357,13 @@ _STOP = frozenset(
 
 
 def _content(text: str) -> frozenset[str]:
+    """Content words, possessive and plural "s" dropped ("Quillstack's users" -> quillstack,
+    user)."""
+    words = (re.sub(r"'s$", "", w) for w in re.findall(r"[a-z][\w'-]*", text.lower()))
     return frozenset(
-        w for w in re.findall(r"[a-z][\w'-]*", text.lower()) if w not in _STOP and len(w) > 2
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in words
+        if w not in _STOP and len(w) > 2
     )
 
 
@@ -409,24 +414,32 @@ def _measure(c: Comparison, big: _Stated, small: _Stated) -> float | None:
 
 
 def _borne_out(
-    c: Comparison, stated: Sequence[_Stated], sides: tuple[frozenset[str], frozenset[str]]
+    c: Comparison,
+    stated: Sequence[_Stated],
+    sides: tuple[frozenset[str], frozenset[str]],
+    claim_words: frozenset[str],
 ) -> tuple[_Stated, _Stated] | None:
-    """The two figures that bear a comparison out (the larger first), else None. ``sides``: the
-    content words of what the claim compares and of what it is compared with."""
+    """The two figures that bear a comparison out (the larger first), else None: of the pairs
+    whose arithmetic holds, the one whose words the claim shares most, and at least one word
+    (users 2.3 million against 1.7 million, not an app's version 5 against three devices).
+    ``sides``: the content words of what the claim compares and of what it is compared with."""
+    best, best_shared = None, 0
+    # a hair over the precision: 312 / 120 - 2.5 is 0.10000000000000009 in floats
+    said = replace(c.said, precision=c.said.precision * (1 + 1e-9))
     for i, a in enumerate(stated):
         for b in stated[i + 1 :]:
             if a.kind != b.kind or a.unit != b.unit or a.value == b.value:
                 continue
             big, small = (a, b) if a.value > b.value else (b, a)
             x = _measure(c, big, small)
-            # a hair over the precision: 312 / 120 - 2.5 is 0.10000000000000009 in floats
-            said = replace(c.said, precision=c.said.precision * (1 + 1e-9))
             if x is None or not holds(said, Figure(0, 0, x, "count", None, "", 0, 1.0)):
                 continue
             if c.sided and not _sides_agree(c, big, small, sides):
                 continue
-            return big, small
-    return None
+            shared = len(claim_words & big.words) + len(claim_words & small.words)
+            if shared > best_shared:
+                best, best_shared = (big, small), shared
+    return best
 
 
 def _sides_agree(
@@ -495,7 +508,7 @@ def restate_derived(
     for c in comparisons:
         if _stated_itself(c, stated, near):
             continue
-        pair = _borne_out(c, stated, _sides(claim, c))
+        pair = _borne_out(c, stated, _sides(claim, c), _content(claim))
         if pair is None:
             continue
         new = c.replacement
