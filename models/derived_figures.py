@@ -8,10 +8,11 @@ arithmetic and reads such a comparison as not found in the source. :func:`restat
 the comparisons of a claim and, where two figures of the claim's most relevant source sentences
 bear the number out (same kind and unit, the hedge read as :func:`models.figures.holds` reads
 it; an unhedged comparison is read as rounded), drops the number and keeps the comparison:
-"Holloway has more children than St Bride's". What the model then judges is who has more, which
-it can read from the two figures; the arithmetic is done here and shown ("as 186 against 74").
-A comparison that no pair of figures bears out, or whose number the source states itself, is
-left as written, for the model to judge.
+"Holloway has more children than St Bride's". The arithmetic is done here and shown ("186
+against 74"); so is, for a comparative, which side has the larger figure (the source's words
+beside each figure against the claim's on each side: the model reads "more" and "fewer" alike);
+the model judges the rest of the claim. A comparison that no pair of figures bears out, or whose
+number the source states itself, is left as written, for the model to judge.
 
 :func:`read_figures` is what the NLI checker reads for a claim: its comparisons restated, then
 its hedged figures put as the source states them (:func:`models.figures.restate_figures`).
@@ -87,12 +88,11 @@ _COMPARATIVES = (
     "slower fewer heavier lighter wider taller older younger"
 ).split()
 _TIME_UNITS = "second minute hour day week month year decade century".split()
-#: "N times the size of" -> "larger than", ...
+#: "N times the size of" -> "larger than", ... ("the number of X" has no such word: "more X than"
+#: would need the sentence rebuilt, so it is left to the model)
 _TIMES_THE = {
     "size": "larger",
     "area": "larger",
-    "number": "more",
-    "amount": "more",
     "population": "larger",
     "level": "higher",
     "rate": "higher",
@@ -188,7 +188,8 @@ def _number(m: re.Match[str]) -> float | None:
     return value + _EXTRA.get(re.sub(r"\s+", " ", (m.group("extra") or "").lower()), 0.0)
 
 
-def _percent(m: re.Match[str]) -> tuple[float, float] | None:
+def _percent(m: re.Match[str]) -> tuple[float, float]:
+    """A percentage or a fraction in words ("a third": 33.3, ten points of precision)."""
     if m.group("pct"):
         value = float(m.group("pct").replace(",", ""))
         return value, place(value)
@@ -277,14 +278,14 @@ def _multiply_verb(m: re.Match[str]) -> Comparison | None:
 
 @_form(rf"{_H}{_PCT}\s+(?P<cmp>{'|'.join([*_COMPARATIVES, 'up', 'down'])})")
 def _percent_more(m: re.Match[str]) -> Comparison | None:
-    value, precision = _percent(m) or (None, None)
+    value, precision = _percent(m)
     cmp = m.group("cmp")
     return _comparison(m, value, "change", cmp, down=cmp.lower() in _DOWN, precision=precision)
 
 
 @_form(rf"(?P<verb>{'|'.join(_CHANGE_VERBS)})\s+by\s+{_H}{_PCT}")
 def _changed_by(m: re.Match[str]) -> Comparison | None:
-    value, precision = _percent(m) or (None, None)
+    value, precision = _percent(m)
     verb = m.group("verb")
     return _comparison(
         m, value, "change", verb, down=verb.lower() in _DOWN, precision=precision, sided=False
@@ -293,7 +294,7 @@ def _changed_by(m: re.Match[str]) -> Comparison | None:
 
 @_form(rf"(?P<article>an?)\s+{_H}{_PCT}\s+(?P<noun>{'|'.join(_CHANGE_NOUNS)})")
 def _change_noun(m: re.Match[str]) -> Comparison | None:
-    value, precision = _percent(m) or (None, None)
+    value, precision = _percent(m)
     noun = m.group("noun")
     article = "an" if noun[0].lower() in "aeiou" else "a"
     if m.group("article")[0].isupper():
