@@ -150,7 +150,8 @@ class Comparison:
         text: the words as written (``claim[start:end]``).
         said: the number compared, with its hedge: a ratio ("two and a half times": 2.5), a
             percent change ("50 percent longer": 50) or a difference ("270 years": 270).
-        measure: "ratio", "change" or "difference".
+        measure: "ratio", "change", "difference" or "points" (percentage points: the
+            difference of two shares).
         down: the first thing is the smaller (a fall, "fewer", "younger").
         unit: a difference's unit ("year"), else None.
         replacement: the words put in its place.
@@ -321,6 +322,22 @@ def _difference(m: re.Match[str]) -> Comparison | None:
     return _comparison(m, _number(m), "difference", cmp, down=cmp.lower() in _DOWN, unit=unit)
 
 
+_POINTS = rf"{_H}(?P<n>{NUMBER_PATTERN})\s+percentage\s+points?"
+
+
+@_form(rf"(?P<verb>{'|'.join(_CHANGE_VERBS)})\s+(?:by\s+)?{_POINTS}")
+def _changed_by_points(m: re.Match[str]) -> Comparison | None:
+    verb = m.group("verb")
+    value = words_value(m.group("n"))
+    return _comparison(m, value, "points", verb, down=verb.lower() in _DOWN, sided=False)
+
+
+@_form(rf"{_POINTS}\s+(?P<cmp>higher|lower|more|less|up|down)")
+def _points_more(m: re.Match[str]) -> Comparison | None:
+    cmp = m.group("cmp")
+    return _comparison(m, words_value(m.group("n")), "points", cmp, down=cmp.lower() in _DOWN)
+
+
 def find_comparisons(claim: str) -> list[Comparison]:
     """The comparisons of a claim, in order, none overlapping another (the longest first)."""
     found = []
@@ -386,6 +403,8 @@ def _stated(sentence: str) -> list[_Stated]:
         if re.match(r"\s*(?:BC|BCE|AD|CE)\b", sentence[f.end :]):
             continue  # a year, below
         unit = unit_after(sentence, f.end)
+        if re.match(r"\s+percentage\s+points?\b", sentence[f.end :], re.IGNORECASE):
+            unit = "percentage point"
         # shown with its unit word ("1,450 pounds")
         worded = re.match(r"[\s-]*[A-Za-z]+", sentence[f.end :]) if unit else None
         text = f.text + worded.group() if worded else f.text
@@ -402,6 +421,8 @@ def _stated(sentence: str) -> list[_Stated]:
 
 def _measure(c: Comparison, big: _Stated, small: _Stated) -> float | None:
     """What the two figures make of the comparison's measure (the larger first)."""
+    if c.measure == "points":
+        return big.value - small.value if big.kind == "share" else None
     if c.measure == "difference":
         if big.kind == "year":
             return big.value - small.value if c.unit == "year" else None
@@ -482,6 +503,7 @@ def _stated_itself(c: Comparison, stated: Sequence[_Stated], source: str) -> boo
         "ratio": ("count", "time"),  # "2.5 times", "1.6 times the size of"
         "change": ("share", None),
         "difference": ("count", c.unit),
+        "points": ("count", "percentage point"),  # "0.3 percentage points"
     }[c.measure]
     return any(
         s.kind == kind

@@ -101,6 +101,25 @@ def test_of_the_pairs_that_bear_a_comparison_out_the_one_the_claim_speaks_of_is_
     assert r.compared == ()
 
 
+def test_percentage_points_are_the_difference_of_two_shares():
+    source = ["Unemployment rose to 5.1 percent in March from 4.8 percent in February."]
+    r = restate_derived("Unemployment rose by 0.3 percentage points in March.", source)
+    assert r.text == "Unemployment rose in March."
+    assert r.compared == (("rose by 0.3 percentage points", "5.1 percent against 4.8 percent"),)
+    claim = "Unemployment in March was 0.3 percentage points higher than in February."
+    assert restate_derived(claim, source).text == (
+        "Unemployment in March was higher than in February."
+    )
+    for claim in (
+        "Unemployment rose by 0.5 percentage points in March.",  # 0.3
+        "Unemployment in February was 0.3 percentage points higher than in March.",  # the side
+    ):
+        assert restate_derived(claim, source).compared == (), claim
+    stated = ["Unemployment rose 0.3 percentage points to 5.1 percent, from 4.8 percent."]
+    claim = "Unemployment rose by 0.3 percentage points."
+    assert restate_derived(claim, stated).compared == ()  # the source says it: the model reads it
+
+
 def test_a_comparison_the_source_states_itself_is_left_to_the_model():
     source = ["Sales doubled to 40,000 from 19,800.", "The site is 1.6 times the size of a pitch."]
     assert restate_derived("Sales doubled.", source).compared == ()
