@@ -55,19 +55,12 @@ _FOLD_WORDS = {
     if n > 1
 }
 _FOLD_WORDS |= {"hundredfold": 100, "thousandfold": 1000}
+#: "doubled" -> (2, "increased"), "halving" -> (2, "decreasing"), ...: the ratio and the plain
+#: verb put in its place.
 _MULTIPLY_VERBS = {
-    "doubled": (2, "increased"),
-    "doubles": (2, "increases"),
-    "doubling": (2, "increasing"),
-    "tripled": (3, "increased"),
-    "trebled": (3, "increased"),
-    "triples": (3, "increases"),
-    "tripling": (3, "increasing"),
-    "quadrupled": (4, "increased"),
-    "quadruples": (4, "increases"),
-    "halved": (2, "decreased"),
-    "halves": (2, "decreases"),
-    "halving": (2, "decreasing"),
+    stem + ending: (times, ("decreas" if stem == "halv" else "increas") + ending)
+    for stem, times in {"doubl": 2, "tripl": 3, "trebl": 3, "quadrupl": 4, "halv": 2}.items()
+    for ending in ("ed", "es", "ing")
 }
 #: Words of a comparison that say the first thing is smaller (a fall, a cut, "fewer").
 _DOWN = frozenset(
