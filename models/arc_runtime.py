@@ -28,6 +28,7 @@ from models.checkers.base import PairInput, ShouldStop, check_stop
 from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
+from models.readable import readable
 from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_model, torch_device
 
@@ -172,7 +173,8 @@ class ArcSupportRunner:
                 arc_prob, support = self._session.run(list(OUTPUT_NAMES), feed)
                 return arc_prob, support
             arc_prob, support, probs = self._session.run([*OUTPUT_NAMES, NLI_OUTPUT], feed)
-            nli_recent.remember(self.nli[0], job[0], job[1], probs[0])
+            # under the texts the NLI model reads (encode_pair read them the same way)
+            nli_recent.remember(self.nli[0], readable(job[0]), readable(job[1]), probs[0])
             return arc_prob, support
         import torch
 

@@ -99,7 +99,7 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
         if not own & SUBJECTS:
             claim |= subject
             if not own & AUXILIARIES:
-                claim |= auxiliaries
+                claim |= _shared_auxiliaries(toks, children, root, c, auxiliaries)
         clauses.append(claim)
     claims = [*clauses, *parts]
     if len(claims) == 1 or len(claims) > MAX_CLAIMS:
@@ -111,6 +111,36 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
 
 
 QUOTES = frozenset({'"', "“", "”", "«", "»"})
+#: Conjunctions that set a clause against the one before: its negation is not shared ("was not
+#: arrested but charged" -> "was charged").
+CONTRASTING = frozenset({"but", "yet"})
+
+
+def _shared_auxiliaries(
+    toks: tuple[Token, ...],
+    children: dict[int, list[int]],
+    root: int,
+    clause: int,
+    auxiliaries: set[int],
+) -> set[int]:
+    """The main verb's auxiliaries that a coordinated verb without its own shares.
+
+    A verb in its own tense shares no "do" ("did not confirm … but insisted" -> "insisted",
+    not "did not insisted"): "do" carries the tense and negation of a base-form verb only.
+    After "but" or "yet" the negation is not shared.
+    """
+    verb = toks[clause]
+    if any(toks[k].lemma.lower() == "do" for k in auxiliaries) and (
+        verb.text.lower() != verb.lemma.lower()
+    ):
+        return set()
+    between = range(min(root, clause) + 1, max(root, clause))
+    contrast = any(
+        toks[k].dep == "cc" and toks[k].text.lower() in CONTRASTING
+        for k in children[root]
+        if k in between
+    )
+    return {k for k in auxiliaries if not (contrast and toks[k].dep == "neg")}
 
 
 def _quoted(toks: tuple[Token, ...]) -> set[int]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import ModelLoadError, ModelNotFoundError
+from models.readable import readable, readable_map
 
 OTHER_LABEL = "other"
 OTHER_PREP = "prep_other"
@@ -109,9 +110,17 @@ def encode_pair(
 ) -> Encoded:
     """Encode ``[CLS] evidence [SEP] sentence [SEP]`` and align the sentence's arcs.
 
-    The evidence is cut from its end when the pair is too long; the sentence is never cut
-    (evidence windows are built to fit, so this is a safety net).
+    Both texts are read without a word tokenizer's marks (:mod:`models.readable`: "did n't" as
+    "didn't"), the arcs' word spans carried to the sentence as read. The evidence is cut from
+    its end when the pair is too long; the sentence is never cut (evidence windows are built to
+    fit, so this is a safety net).
     """
+    evidence = readable(evidence)
+    sentence, at = readable_map(sentence)
+    arcs = [
+        ArcSlot((at[a.head[0]], at[a.head[1]]), (at[a.child[0]], at[a.child[1]]), a.label)
+        for a in arcs
+    ]
     enc = tokenizer.encode(evidence, sentence)
     ids, types, offsets, seq_ids = enc.ids, enc.type_ids, enc.offsets, enc.sequence_ids
     if len(ids) > max_length:

@@ -38,6 +38,7 @@ from models.claims import Claim
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
+from models.readable import READ_REVISION
 from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
@@ -111,7 +112,10 @@ class MultiTaskChecker(OnePairAtATime):
         self.name = self.short_name if bundled else f"{self.short_name}:{path.name}"
         # a model that reads the most relevant sentences rather than a full window scores anew
         window = "" if self._runner.window is None else f"+window{self._runner.window}"
-        self.version = f"{self._runner.version}{window}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
+        self.version = (
+            f"{self._runner.version}{window}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
+            f"+{READ_REVISION}"
+        )
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
 

@@ -51,6 +51,7 @@ from models.evidence import (
     text_relevance,
 )
 from models.figures import Restated
+from models.readable import READ_REVISION, readable
 from models.resources import resources_dir
 from models.runtime import ALONE_REVISION, DevicePref, onnx_model, torch_device
 
@@ -66,12 +67,13 @@ KIND = "factdesk-nli"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
-#: Part of the version: outputs are judged claim by claim against joined evidence; hedged figures
-#: are read as the source states them ("about 6,400" -> "6,412"), comparisons that two source
+#: Part of the version: outputs are judged claim by claim against joined evidence (a split whose
+#: claims the sentence itself does not entail is not made); hedged figures are read as the
+#: source states them ("about 6,400" -> "6,412"), comparisons that two source
 #: figures bear out without their number ("two and a half times as many" for 186 against 74 ->
 #: "more"), and each claim against a narrow and a wide window (:data:`WINDOW_SIZES`), as
 #: entailed as its best-entailing window and as contradicted as its most-contradicting one.
-CLAIM_REVISION = "claims5"
+CLAIM_REVISION = "claims6"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -172,11 +174,15 @@ class OnnxNLI:
     ) -> np.ndarray:
         """Class probabilities, one row per (premise, hypothesis), columns as ``id2label``.
 
-        Each pair runs on its own: int8 dynamic quantisation scales activations over the whole
-        input tensor, so a pair batched with others (and padded to their length) would score
-        differently from the same pair alone. ``batch_size`` is kept for the callers' stop and
-        progress steps; on a CPU one unpadded pair at a time costs no more than padded batches.
+        The model reads each text without a word tokenizer's marks (:mod:`models.readable`), as
+        the app reads every text, held-out benchmarks included. Each pair runs on its own: int8
+        dynamic quantisation scales activations over the whole input tensor, so a pair batched
+        with others (and padded to their length) would score differently from the same pair
+        alone. ``batch_size`` is kept for the callers' stop and progress steps; on a CPU one
+        unpadded pair at a time costs no more than padded batches.
         """
+        premises = [readable(t) for t in premises]
+        hypotheses = [readable(t) for t in hypotheses]
         n = len(premises)
         out = np.zeros((n, len(self.id2label)), np.float32)
         for i in range(n):
@@ -237,7 +243,10 @@ class NLISentenceChecker:
             self.runs_on = self._onnx.runs_on
             bundled = model_dir is None
             self.name = name or ("nli" if bundled else f"nli:{path.name}")
-            self.version = f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}+{ALONE_REVISION}"
+            self.version = (
+                f"{self._onnx.version}+{QA_REVISION}+{CLAIM_REVISION}+{ALONE_REVISION}"
+                f"+{READ_REVISION}"
+            )
             return
         try:
             import torch
@@ -264,7 +273,9 @@ class NLISentenceChecker:
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
         self.name = name or f"nli:{path.name}"
-        self.version = f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{CLAIM_REVISION}"
+        self.version = (
+            f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{CLAIM_REVISION}+{READ_REVISION}"
+        )
 
     def count_tokens(self, text: str) -> int:
         if self._onnx is not None:
@@ -334,21 +345,60 @@ class NLISentenceChecker:
         ]
 
     def readings(self, item: PairInput) -> list[ClaimReading]:
-        """What :meth:`score` would read for a pair, without running the model: per claim, its
-        sentence, the claim, the text the model reads for it and its evidence windows' texts
-        (narrowest first). Training code builds in-domain pairs from it
-        (:mod:`models.training.summary_nli`), so they are read as the app reads them."""
+        """What :meth:`score` would read for a pair, without reading it against the source (the
+        model only checks how sentences split, :meth:`_claims`): per claim, its sentence, the
+        claim, the text the model reads for it and its evidence windows' texts (narrowest first;
+        both as the model reads them, :mod:`models.readable`). Training code builds in-domain
+        pairs from it (:mod:`models.training.summary_nli`), so they are read as the app reads
+        them."""
         plan = self._plan(item)
         return [
             ClaimReading(
                 plan.owners[u],
                 claim,
-                plan.read[u].text,
-                tuple(w.text for w in plan.windows[u]),
+                readable(plan.read[u].text),
+                tuple(readable(w.text) for w in plan.windows[u]),
                 plan.owners[u] in plan.denies,
             )
             for u, claim in enumerate(plan.units)
         ]
+
+    def _claims(
+        self, item: PairInput, windows: Sequence[Evidence]
+    ) -> dict[int, tuple[Sentence, ...]]:
+        """The claims of each checkable output sentence that makes several (by sentence index).
+
+        A split is kept only when the model reads every claim as entailed by its own sentence:
+        the rules read the parse, and a misparsed sentence can give a claim it does not make
+        ("Orlando have a big fanbase and Kaka is the captain" -> "Orlando is the captain"; "the
+        beneficiary of the timepiece, which ranges in price …" -> "the beneficiary ranges in
+        price …"), which the source would then contradict. Such a sentence is read whole. A
+        split too long to read beside its sentence in one model input is kept unchecked.
+        """
+        split: dict[int, tuple[Sentence, ...]] = {}
+        for s, ev in zip(item.output.sentences, windows, strict=True):
+            if ev.not_checked is None and item.checkable(s) and item.claim(s.index) is None:
+                claims = split_claims(item.judged[s.index])
+                if len(claims) > 1:
+                    split[s.index] = claims
+        fits = {
+            k: claims
+            for k, claims in split.items()
+            if self.count_tokens(item.judged[k].text)
+            + max(self.count_tokens(c.text) for c in claims)
+            + 4
+            <= self.max_tokens
+        }
+        pairs = [(item.judged[k].text, c.text) for k, claims in fits.items() for c in claims]
+        if not pairs:
+            return split
+        rows = iter(self._probs([p for p, _ in pairs], [h for _, h in pairs]))
+        # every claim's row is read (a list, not a generator), so the rows stay aligned
+        entailed = {
+            k: all([int(np.argmax(next(rows))) == self._entail for _ in claims])
+            for k, claims in fits.items()
+        }
+        return {k: claims for k, claims in split.items() if entailed.get(k, True)}
 
     def _plan(self, item: PairInput) -> _Plan:
         """The claims of a pair's checkable sentences and an evidence window for each."""
@@ -360,6 +410,7 @@ class NLISentenceChecker:
             count_tokens=self.count_tokens,
             retriever=self._retriever,
         )
+        split = self._claims(item, sentence_windows)
         units: list[Sentence] = []
         owners: list[int] = []
         denies: set[int] = set()
@@ -373,7 +424,7 @@ class NLISentenceChecker:
             elif claim is not None:
                 units.append(judged[s.index])
             else:
-                units.extend(split_claims(judged[s.index]))
+                units.extend(split.get(s.index, (judged[s.index],)))
             owners += [s.index] * (len(units) - len(owners))
         # one ranking of the source for every window size (the embedding retriever runs once)
         retriever = _RankOnce(self._retriever or LexicalRetriever())
@@ -538,9 +589,12 @@ class NLISentenceChecker:
         return f"{denied}, but the source does not say otherwise"
 
     def _probs(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-        """Class probabilities of (premise, hypothesis) pairs, columns as the model's labels."""
+        """Class probabilities of (premise, hypothesis) pairs, columns as the model's labels;
+        the model reads each text without a word tokenizer's marks (:mod:`models.readable`)."""
         if self._onnx is not None:
             return self._onnx.predict(premises, hypotheses)
+        premises = [readable(t) for t in premises]
+        hypotheses = [readable(t) for t in hypotheses]
         torch = self._torch
         rows = []
         for premise, hypothesis in zip(premises, hypotheses, strict=True):

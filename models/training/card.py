@@ -101,7 +101,9 @@ def nli_part(bundle: Path) -> list[str]:
         f"{nli.get('base') or training.get('base') or 'base encoder not recorded'} with a "
         f"sequence-classification head, `evidence </s></s> claim` (max {nli['max_length']} "
         "word-pieces), int8 with the head in fp32, run one pair at a time (its scores do not "
-        "depend on what else is analysed). Judges every output sentence claim by claim, each claim "
+        "depend on what else is analysed). Reads text without a word tokenizer's marks "
+        '("did n\'t" as "didn\'t", "£ 200" as "£200"). Judges every output sentence claim by '
+        "claim (a split whose claims the sentence itself does not entail is not made), each claim "
         "against two evidence windows (its most relevant source sentence, and its five most "
         "relevant joined in source order): a claim is as entailed as its best-entailing window "
         "and as contradicted as its most-contradicting one; hedged figures are read as the "

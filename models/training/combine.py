@@ -53,6 +53,9 @@ NLI_ROWS = 0
 #: (``align``, the lowest arc) lift the summaries' ranking but fail the probes, written so that an
 #: unfaithful output's words are all the source's.
 WEIGH = ("dae", "support", "nli", "questions_conflict")
+#: The features of the shipped fits (``combiner.json`` and ``combiner_fast.json``), the default
+#: of ``--features``; ``lexical``, ``questions`` and ``grounding`` are for measuring candidates.
+SHIPPED_FEATURES = ("dae", "dae_min", "support", "align", "nli", "questions_conflict")
 
 
 def pair_features(
@@ -273,7 +276,7 @@ def build(
     work: Path,
     model_dir: Path | None = None,
     aligner_dir: Path | None = None,
-    features: Sequence[str] = tuple(FEATURES),
+    features: Sequence[str] = SHIPPED_FEATURES,
     nli_rows: int = NLI_ROWS,
     fast: bool = False,
     weigh: Sequence[str] | None = WEIGH,
@@ -309,7 +312,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("build/training"))
     parser.add_argument("--model-dir", type=Path, default=None, help="arc/support model to use")
     parser.add_argument("--aligner-dir", type=Path, default=None)
-    parser.add_argument("--features", nargs="*", default=list(FEATURES))
+    parser.add_argument(
+        "--features",
+        nargs="*",
+        default=list(SHIPPED_FEATURES),
+        help=f"default: the shipped fits' {' '.join(SHIPPED_FEATURES)}; any of {' '.join(FEATURES)}",
+    )
     parser.add_argument(
         "--weigh",
         nargs="*",

@@ -63,6 +63,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from models.readable import readable
 from models.training.base_encoders import describe, resolve_base
 from models.training.data import default_data_dir
 from models.training.nli_data import (
@@ -101,9 +102,10 @@ def target(label: str) -> int:
 
 def encode(tokenizer: Any, pairs: Sequence[NliPair], max_length: int) -> list[Item]:
     """Word-piece ids and segment ids of (premise, hypothesis), truncated to ``max_length``
-    (the premise gives way first: ``longest_first``)."""
+    (the premise gives way first: ``longest_first``); each text read as the app reads it,
+    without a word tokenizer's marks (:mod:`models.readable`)."""
     tokenizer.enable_truncation(max_length, strategy="longest_first")
-    encs = tokenizer.encode_batch([(p.premise, p.hypothesis) for p in pairs])
+    encs = tokenizer.encode_batch([(readable(p.premise), readable(p.hypothesis)) for p in pairs])
     tokenizer.no_truncation()
     return [
         (list(e.ids), list(e.type_ids), target(p.label)) for e, p in zip(encs, pairs, strict=True)

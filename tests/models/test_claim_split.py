@@ -56,3 +56,27 @@ def test_claims_keep_offsets_into_the_output_and_their_content_arcs() -> None:
 def test_words_inside_quotation_marks_are_not_split() -> None:
     text = 'She said the charge would be "a tax on people who have no other way to get to work".'
     assert _claims(text) == [text]
+
+
+def test_a_verb_in_its_own_tense_shares_no_do_and_no_negation() -> None:
+    """ "did not confirm … but insisted" makes no claim "did not insisted": "do" carries the
+    tense and negation of a base-form verb only."""
+    assert _claims("Police did not confirm the report but insisted they would act.") == [
+        "Police did not confirm the report",
+        "Police insisted they would act",
+    ]
+    assert _claims("He did not confirm or deny the report.") == [
+        "He did not confirm",
+        "He did not deny the report",
+    ]
+
+
+def test_a_contrasting_clause_does_not_share_the_negation() -> None:
+    assert _claims("He was not arrested but charged with fraud.") == [
+        "He was not arrested",
+        "He was charged with fraud",
+    ]
+    assert _claims("The firm will open a plant and hire 200 workers.") == [
+        "The firm will open a plant",
+        "The firm will hire 200 workers",
+    ]

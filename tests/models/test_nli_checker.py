@@ -250,3 +250,55 @@ def test_a_comparison_the_source_figures_bear_out_is_read_without_its_number(
         "“about two and a half times as many pupils as” (312 against 120))"
     )
     assert "comparisons hold" not in (got[1].sentences[0].detail or "")
+
+
+def test_a_split_is_kept_only_when_the_sentence_entails_each_claim(tmp_path: Path) -> None:
+    """A sentence the rules split into a claim it does not make (a misparse) is read whole;
+    a split whose claims it entails is read claim by claim."""
+    checker, read = _recording_checker(tmp_path)
+    labels = checker._model.config.id2label
+    entail = next(k for k, v in labels.items() if v == "entailment")
+    contra = next(k for k, v in labels.items() if v == "contradiction")
+
+    def probs(premises, hypotheses):
+        read.extend(hypotheses)
+        rows = np.full((len(premises), 3), 0.05, np.float32)
+        for k, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
+            # the sentence does not entail a claim about Lyon's bridge
+            rows[k, contra if "closed" in h and p != h and "lyon" in p.lower() else entail] = 0.9
+        return rows
+
+    checker._probs = probs  # type: ignore[method-assign]
+    src = parse("The mayor of Paris opened the bridge on Tuesday.")
+    kept = parse("The mayor opened the bridge and closed it on Tuesday.")
+    misparsed = parse("The mayor of Lyon opened the bridge and closed it on Tuesday.")
+    assert [r.hypothesis for r in checker.readings(PairInput(1, src, kept))] == [
+        "The mayor opened the bridge",
+        "The mayor closed it on Tuesday",
+    ]
+    whole = checker.readings(PairInput(2, src, misparsed))
+    assert [r.hypothesis for r in whole] == [misparsed.sentences[0].text]
+    # the check reads each claim against its own sentence
+    assert ("The mayor of Lyon closed it on Tuesday") in read
+
+
+def test_the_model_reads_text_without_a_tokenizers_marks(tmp_path: Path) -> None:
+    """An output written as a word tokenizer left it ("did n't", "£ 4", "-lrb-") reaches the
+    model as ordinary text; the sentence shown and quoted stays as written."""
+    checker, _ = _recording_checker(tmp_path)
+    seen: list[tuple[str, str]] = []
+    tokenizer = checker._tokenizer
+
+    def recording(texts, pairs=None, **kwargs):
+        if pairs is not None:  # a model input, not a length count
+            seen.extend(zip(texts, pairs, strict=True))
+        return tokenizer(texts, pairs, **kwargs)
+
+    checker._tokenizer = recording
+    src = parse("The mayor of Paris did n't open the bridge -lrb- on Tuesday -rrb- .")
+    out = parse("The mayor did n't open the bridge .")
+    (got,) = checker.score([PairInput(1, src, out)])
+    assert seen and all(h == "The mayor didn't open the bridge." for _, h in seen)
+    assert all(" -lrb- " not in p and "n't" in p and " n't" not in p for p, _ in seen)
+    assert out.sentences[0].text == "The mayor did n't open the bridge ."
+    assert got.sentences[0].score is not None
