@@ -39,7 +39,7 @@ _PATTERN = re.compile(
     r"|(?P<dquote>``|'')"
     r"|(?P<squote>`)"
     # a clitic written apart from its word: "did n't", "it 's", "we 're", "I 'm"
-    r"|(?<=\w)(?P<clitic> )(?=(?:n't|'s|'re|'ve|'ll|'m|'d)\b)"
+    r"|(?<=\w)(?P<clitic> )(?=(?:n't|'s|'re|'ve|'ll|'m|'d)\b(?!'))"
     # a currency sign written apart from its figure: "£ 200,000", "€ 5"
     r"|(?<=[£€¥$])(?P<currency> )(?=\d)"
     # a space before closing punctuation ("word ,", "end .", "5 %") or after an opening bracket

@@ -33,6 +33,7 @@ def test_ordinary_text_is_read_as_written() -> None:
         'It\'s 5% of the U.S. market (roughly), said Mr. Smith: "no".',
         "The fee is $5, or £4.20 — 'cheap'.",
         "Rated #1 in 2019; the score was 3 - 1.",
+        "Press the 'd' key for rock 'n' roll.",
     ):
         assert readable(text) == text
         assert readable_map(text)[1] == list(range(len(text) + 1))
