@@ -324,3 +324,22 @@ def test_a_question_conflict_and_the_claim_check_are_features() -> None:
     # a flagged sentence says why in the NLI checker's words; a supported one says nothing
     assert unsupported.detail == "why 2" and conflict.detail == "why 1"
     assert agree.detail is None
+
+
+def test_the_default_fit_has_the_shipped_combiners_features(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``python -m models.training.combine`` with no ``--features`` (and the reproduce
+    pipeline) fits the features the bundled combiners were fitted on, not every candidate."""
+    import json
+
+    import models.training.combine as combine
+    from models.checkers.combined import BUNDLED_FILE, FAST_FILE
+
+    for file in (BUNDLED_FILE, FAST_FILE):
+        features = json.loads(file.read_text(encoding="utf-8"))["features"]
+        assert tuple(features) == combine.SHIPPED_FEATURES
+    seen: dict = {}
+    monkeypatch.setattr(combine, "build", lambda *a, **kw: seen.update(kw))
+    combine.main(["--out", "unused.json"])
+    assert tuple(seen["features"]) == combine.SHIPPED_FEATURES
