@@ -25,7 +25,7 @@ import re
 #: Part of the versions of the checkers whose models read text through :func:`readable`: a
 #: project scored before it is scored again.
 READ_REVISION = "read1"
-#: Each mark and what it becomes; a group named ``gap`` is a space that is dropped.
+#: What a bracket word becomes (the other marks: :func:`_replacement`).
 _BRACKETS = {
     "-lrb-": "(",
     "-rrb-": ")",
@@ -51,7 +51,7 @@ _PATTERN = re.compile(
 
 def readable(text: str) -> str:
     """``text`` without a word tokenizer's marks (see the module's docstring)."""
-    return readable_map(text)[0]
+    return _PATTERN.sub(_replacement, text)
 
 
 def readable_map(text: str) -> tuple[str, list[int]]:
@@ -61,29 +61,23 @@ def readable_map(text: str) -> tuple[str, list[int]]:
     its replacement's start, its end to the replacement's end."""
     out: list[str] = []
     at: list[int] = []
-    length = 0
+    length = 0  # of the text read so far
     last = 0
     for m in _PATTERN.finditer(text):
-        kept = text[last : m.start()]
+        kept, new = text[last : m.start()], _replacement(m)
         at.extend(range(length, length + len(kept)))
-        out.append(kept)
-        length += len(kept)
-        kind = m.lastgroup
-        if kind == "bracket":
-            new = _BRACKETS[m.group().strip().lower()]
-        elif kind == "dquote":
-            new = '"'
-        elif kind == "squote":
-            new = "'"
-        else:
-            new = ""
-        at.extend([length] * (m.end() - m.start()))
-        out.append(new)
-        length += len(new)
+        at.extend([length + len(kept)] * (m.end() - m.start()))
+        out += [kept, new]
+        length += len(kept) + len(new)
         last = m.end()
     kept = text[last:]
-    at.extend(range(length, length + len(kept)))
+    at.extend(range(length, length + len(kept) + 1))
     out.append(kept)
-    length += len(kept)
-    at.append(length)
     return "".join(out), at
+
+
+def _replacement(m: re.Match[str]) -> str:
+    """What one mark becomes: a bracket or a plain quote; a dropped space is nothing."""
+    if m.lastgroup == "bracket":
+        return _BRACKETS[m.group().strip().lower()]
+    return {"dquote": '"', "squote": "'"}.get(m.lastgroup or "", "")

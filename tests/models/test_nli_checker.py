@@ -279,7 +279,7 @@ def test_a_split_is_kept_only_when_the_sentence_entails_each_claim(tmp_path: Pat
     whole = checker.readings(PairInput(2, src, misparsed))
     assert [r.hypothesis for r in whole] == [misparsed.sentences[0].text]
     # the check reads each claim against its own sentence
-    assert ("The mayor of Lyon closed it on Tuesday") in read
+    assert "The mayor of Lyon closed it on Tuesday" in read
 
 
 def test_the_model_reads_text_without_a_tokenizers_marks(tmp_path: Path) -> None:
