@@ -267,6 +267,7 @@ def analyze(
                 pair_texts(project, ids),
                 need,
                 questions=pair_questions(project, ids),
+                starts=pair_starts(project, ids),
                 limit=limit,
                 should_stop=should_stop,
                 step=_offset(step, done, total),
@@ -359,6 +360,7 @@ def score_chunk(
     need: dict[int, set[str]],
     *,
     questions: dict[int, str] | None = None,
+    starts: Starts | None = None,
     limit: int | None = None,
     should_stop: Callable[[], bool] | None = None,
     step: Step | None = None,
@@ -371,6 +373,8 @@ def score_chunk(
         need: {output id: names of the checkers that still need it}.
         questions: {output id: its question} for pairs that have one (:func:`pair_questions`):
             their answer sentences are read as claims (:mod:`models.claims`).
+        starts: where the sentences the project stored for a pair's texts start
+            (:func:`pair_starts`): those texts are parsed into those sentences.
         limit: the parser's length limit (characters); None reads it from the parser.
         should_stop: checked by the parser and the checkers between batches.
         step: told what is being done between batches: ("Parsing", pairs parsed, pairs),
@@ -381,7 +385,11 @@ def score_chunk(
     parsed = _named(step, "Parsing", len(texts))
     # The parser counts texts: a source and its output make one pair.
     docs = _parse(
-        todo, refused, should_stop, None if parsed is None else lambda d, t: parsed(d // 2, t // 2)
+        todo,
+        starts or {},
+        refused,
+        should_stop,
+        None if parsed is None else lambda d, t: parsed(d // 2, t // 2),
     )
     questions = questions or {}
     inputs = {
@@ -517,6 +525,7 @@ def too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
 
 def _parse(
     texts: dict[int, tuple[str, str]],
+    starts: Starts,
     refused: dict[int, str],
     should_stop: Callable[[], bool] | None,
     progress: Progress | None = None,
@@ -526,9 +535,11 @@ def _parse(
     The chunk is parsed at once; when that fails, pair by pair, so one bad pair never blocks
     the others.
     """
+    cuts = {oid: starts.get(oid, (None, None)) for oid in texts}
     try:
         parsed = parse_many(
             [t for pair in texts.values() for t in pair],
+            starts=[c for oid in texts for c in cuts[oid]],
             batch_size=PARSE_BATCH,
             progress=progress,
             should_stop=should_stop,
@@ -539,7 +550,7 @@ def _parse(
         docs = {}
         for oid, (src, out) in texts.items():
             try:
-                one = parse_many([src, out], should_stop=should_stop)
+                one = parse_many([src, out], starts=cuts[oid], should_stop=should_stop)
             except (Cancelled, KeyboardInterrupt, FactDeskError):
                 raise
             except Exception as exc:  # noqa: BLE001 - recorded as the pair's reason
@@ -705,6 +716,43 @@ def pair_texts(project: Project, ids: Sequence[int]) -> dict[int, tuple[str, str
             .order_by(Output.id)
         ).all()
     return {oid: (src, out) for oid, src, out in rows}
+
+
+#: (output id) -> (where its source's stored sentences start, where its own start); None where
+#: the project holds no sentences for that text yet
+Starts = dict[int, tuple[list[int] | None, list[int] | None]]
+
+
+def pair_starts(project: Project, ids: Sequence[int]) -> Starts:
+    """Where the sentences the project stored for each pair's source and output start, so a
+    text is parsed again into the sentences its scores and judgments are attached to (a parser
+    or a way of cutting sentences that changed since never moves them)."""
+    with project.session() as s:
+        source_of = dict(
+            s.execute(select(Output.id, Output.source_id).where(Output.id.in_(ids))).all()
+        )
+        by_source: dict[int, list[tuple[int, int]]] = {}
+        by_output: dict[int, list[tuple[int, int]]] = {}
+        for src_id, out_id, idx, start in s.execute(
+            select(
+                SentenceRow.source_id, SentenceRow.output_id, SentenceRow.idx, SentenceRow.start
+            ).where(
+                (SentenceRow.source_id.in_(set(source_of.values())))
+                | (SentenceRow.output_id.in_(list(source_of)))
+            )
+        ):
+            if src_id is not None:
+                by_source.setdefault(src_id, []).append((idx, start))
+            else:
+                by_output.setdefault(out_id, []).append((idx, start))
+
+    def ordered(rows: list[tuple[int, int]] | None) -> list[int] | None:
+        return None if rows is None else [start for _, start in sorted(rows)]
+
+    return {
+        oid: (ordered(by_source.get(src_id)), ordered(by_output.get(oid)))
+        for oid, src_id in source_of.items()
+    }
 
 
 # (output id) -> ({sentence index: sentence id}, {(sentence index, arc index): arc id})

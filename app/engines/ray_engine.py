@@ -100,11 +100,12 @@ class ScoringWorker:
         texts: dict[int, tuple[str, str]],
         need: dict[int, set[str]],
         questions: dict[int, str] | None = None,
+        starts: analysis.Starts | None = None,
     ) -> ChunkResult:
         if self._error is not None:
             raise self._error
         chunk = analysis.score_chunk(
-            self._checkers, texts, need, questions=questions, limit=self._limit
+            self._checkers, texts, need, questions=questions, starts=starts, limit=self._limit
         )
         return chunk.for_storage()
 
@@ -308,7 +309,11 @@ def analyze_on_ray(
                                 break
                         texts = analysis.pair_texts(project, list(need))
                         questions = analysis.pair_questions(project, list(need))
-                        in_flight[actor.score.remote(texts, need, questions)] = (actor, need)
+                        starts = analysis.pair_starts(project, list(need))
+                        in_flight[actor.score.remote(texts, need, questions, starts)] = (
+                            actor,
+                            need,
+                        )
                 if not in_flight:
                     break
                 ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.25)

@@ -220,12 +220,17 @@ def collect(
 
 
 def _scores(work: Path, name: str, checker: Any, batch: list[PairInput], log: Log) -> list:
-    """A checker's scores of the batch, kept on disk per checker version (refits are cheap)."""
+    """A checker's scores of the batch, kept on disk per checker and parser version (refits are
+    cheap)."""
     import hashlib
     import pickle
 
+    from models.parsing import pipeline_version
+
     key = hashlib.sha1(
-        "\n".join([checker.version, *(i.source.text + i.output.text for i in batch)]).encode()
+        "\n".join(
+            [checker.version, pipeline_version(), *(i.source.text + i.output.text for i in batch)]
+        ).encode()
     ).hexdigest()[:12]
     path = work / f"combine_{name.replace(':', '_')}_{key}.pkl"
     if path.is_file():

@@ -155,7 +155,8 @@ def read_pickle(path: Path) -> Any | None:
 
 
 class ParseCache:
-    """Parsed texts keyed by content hash, saved as one pickle (rebuilt when unreadable)."""
+    """Parsed texts keyed by content hash and the parser's version (a new way of cutting
+    sentences parses again), saved as one pickle (rebuilt when unreadable)."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -170,9 +171,10 @@ class ParseCache:
                 self.discarded = True
         self._dirty = False
 
-    @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+    def _key(self, text: str) -> str:
+        from models.parsing import pipeline_version
+
+        return hashlib.sha1(f"{pipeline_version()}\n{text}".encode()).hexdigest()
 
     def parse(self, texts: Sequence[str], log: Log | None = None) -> list[ParsedText]:
         from models.parsing import parse_many

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.analysis import analyze, pending
+import pytest
+
+from app.analysis import analyze, pair_starts, pending
 from app.io.importer import import_file
 from app.store import Project
+from app.store.schema import Output
 from models.checkers.lexical import LexicalArcChecker
 
 
@@ -102,3 +105,54 @@ def test_an_answer_is_read_with_its_question(project: Project, tmp_path: Path) -
     sents = project.sentences(output_id=rows["plain"].output_id)
     plain = project.sentence_scores("lexical", LexicalArcChecker.version, [s.id for s in sents])
     assert plain[sents[0].id].not_checked == "no content arcs"
+
+
+def test_a_new_analysis_reads_the_sentences_the_project_stored(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pairs parsed when a line break did not end a sentence keep their sentences (and so their
+    judgments) when a later FactDesk analyses them again; new texts are cut at line breaks."""
+    import json
+
+    import models.parsing as parsing
+
+    source = "The council met on Monday\nIt voted to close the pool. It opened in 1931."
+    first = tmp_path / "first.jsonl"
+    first.write_text(
+        json.dumps({"id": "a", "source": source, "output": "It met on Monday\nIt voted"}) + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(parsing, "line_starts", lambda doc: [])  # as FactDesk cut them before
+    import_file(project, first)
+    analyze(project, [LexicalArcChecker()])
+    monkeypatch.undo()
+    second = tmp_path / "second.jsonl"
+    second.write_text(
+        json.dumps({"id": "b", "source": source, "output": "It met on Monday\nIt shut"}) + "\n",
+        encoding="utf-8",
+    )
+    import_file(project, second)
+
+    class Newer(LexicalArcChecker):
+        version = "test-newer"
+
+    report = analyze(project, [Newer()]).checkers[0]
+    assert report.scored == 2 and report.sentences == 1 + 2
+    rows = {r.external_id: r for r in project.pair_rows("lexical", Newer.version)}
+    old = project.sentences(output_id=rows["a"].output_id)
+    new = project.sentences(output_id=rows["b"].output_id)
+    assert [s.text for s in old] == ["It met on Monday\nIt voted"]
+    assert [s.text for s in new] == ["It met on Monday", "It shut"]
+    for sents in (old, new):
+        scored = project.sentence_scores("lexical", Newer.version, [s.id for s in sents])
+        assert set(scored) == {s.id for s in sents}
+    # the source was stored with the first pair: both pairs read it in those sentences
+    starts = pair_starts(project, [rows["a"].output_id, rows["b"].output_id])
+    with project.session() as s:
+        source_id = s.get(Output, rows["a"].output_id).source_id
+    stored = [x.start for x in project.sentences(source_id=source_id)]
+    assert len(stored) == 2
+    assert {oid: s[0] for oid, s in starts.items()} == {
+        rows["a"].output_id: stored,
+        rows["b"].output_id: stored,
+    }

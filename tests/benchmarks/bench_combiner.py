@@ -91,11 +91,15 @@ def component_scores(
 ) -> dict[str, dict[str, list[Any]]]:
     """Each component's pair results on each set (by set, then by feature slot: ``parts`` maps a
     slot such as ``nli`` to the checker in it, ``nli-fast`` on the fast path), kept on disk one
-    file per checker and version: a new version of one component re-scores that one alone."""
+    file per checker, version and parser version: a new version of one component re-scores that
+    one alone."""
     from models.evaluation import DEFAULT_WORK
+    from models.parsing import pipeline_version
 
     def path(checker: Any) -> Path:
-        key = hashlib.sha1(json.dumps([limit, checker.name, checker.version]).encode())
+        key = hashlib.sha1(
+            json.dumps([limit, checker.name, checker.version, pipeline_version()]).encode()
+        )
         return DEFAULT_WORK / f"bench_combiner_{checker.name}_{key.hexdigest()[:12]}.pkl"
 
     stored: dict[str, dict[str, list[Any]]] = {}

@@ -1,0 +1,72 @@
+"""Sentences: a line break the writer ended a sentence at ends one, a hard-wrapped text reads on,
+and the sentences a project stored are kept."""
+
+from __future__ import annotations
+
+from models.parsing import hard_wrapped, parse_many
+
+
+def texts(text: str, starts: list[int] | None = None) -> list[str]:
+    return [s.text for s in parse_many([text], starts=[starts])[0].sentences]
+
+
+def test_a_paragraph_that_ends_in_a_quote_is_not_joined_to_the_next() -> None:
+    text = 'Cole said: "People have waited long enough."\n\nEngineer Paul Lind said it would last.'
+    assert texts(text) == [
+        'Cole said: "People have waited long enough."',
+        "Engineer Paul Lind said it would last.",
+    ]
+
+
+def test_a_line_break_after_a_full_stop_or_before_a_capital_ends_a_sentence() -> None:
+    assert texts("the council met on monday .\nit voted to close the pool") == [
+        "the council met on monday .",
+        "it voted to close the pool",
+    ]
+    assert texts("Pool to close after 90 years\nThe council voted on Monday to close it.") == [
+        "Pool to close after 90 years",
+        "The council voted on Monday to close it.",
+    ]
+
+
+def test_a_line_broken_inside_a_sentence_is_read_on() -> None:
+    assert texts("The mayor, who has\nserved since 2019, resigned on Friday.") == [
+        "The mayor, who has\nserved since 2019, resigned on Friday."
+    ]
+
+
+WRAPPED = (
+    "The committee met on Monday to discuss the plans for the new\n"
+    "library, which would replace the building that has stood on\n"
+    "Mill Street since 1931. Members agreed to ask the council for\n"
+    "a further study of the costs before deciding."
+)
+
+
+def test_a_hard_wrapped_text_reads_across_its_line_breaks() -> None:
+    assert hard_wrapped(WRAPPED)
+    assert [t.replace("\n", " ") for t in texts(WRAPPED)] == texts(WRAPPED.replace("\n", " "))
+    assert len(texts(WRAPPED)) == 2
+    # a blank line still ends a paragraph there
+    assert len(texts(WRAPPED + "\n\nA second paragraph follows here.")) == 3
+
+
+def test_lines_of_free_length_are_not_hard_wrapped() -> None:
+    assert not hard_wrapped("Flood\nThe river rose.\nHomes were hit.\nNo one was hurt.")
+    assert not hard_wrapped("A short headline\nThe story below it runs on for a while, longer.")
+    assert not hard_wrapped("One line only.")
+
+
+def test_given_sentence_starts_are_kept_whatever_the_parser_would_cut() -> None:
+    text = "Pool to close\nThe council voted on Monday. It opened in 1931."
+    assert texts(text) == ["Pool to close", "The council voted on Monday.", "It opened in 1931."]
+    # stored when the text was cut without its line break: two sentences
+    assert texts(text, [0, text.index("It opened")]) == [
+        "Pool to close\nThe council voted on Monday.",
+        "It opened in 1931.",
+    ]
+    # and a cut the parser would not make at all
+    assert texts(text, [0, text.index("on Monday")]) == [
+        "Pool to close\nThe council voted",
+        "on Monday. It opened in 1931.",
+    ]
