@@ -844,11 +844,22 @@ def _store_parse(project: Project, docs: dict[int, tuple[ParsedText, ParsedText]
             assert sent_oid is not None  # selected by output_id
             maps[sent_oid][0][idx] = sid
         owner = {sid: (oid, idx) for oid, m in maps.items() for idx, sid in m[0].items()}
-        for sid, aidx, aid in s.execute(
-            select(ArcRow.sentence_id, ArcRow.idx, ArcRow.id).where(ArcRow.sentence_id.in_(owner))
+        # A score goes to the stored arc with the same words and label: a text parsed otherwise
+        # than when it was stored (another parser or arc rule) never puts a score on another
+        # arc; an arc the stored parse lacks gets none.
+        stored = {}
+        for sid, head, child, label, aid in s.execute(
+            select(
+                ArcRow.sentence_id, ArcRow.head_idx, ArcRow.child_idx, ArcRow.label, ArcRow.id
+            ).where(ArcRow.sentence_id.in_(owner))
         ):
-            oid, sidx = owner[sid]
-            maps[oid][1][(sidx, aidx)] = aid
+            stored[(*owner[sid], head, child, label)] = aid
+        for oid, (_, output) in docs.items():
+            for sent in output.sentences:
+                for n, a in enumerate(sent.arcs):
+                    aid = stored.get((oid, sent.index, a.head, a.child, a.label))
+                    if aid is not None:
+                        maps[oid][1][(sent.index, n)] = aid
     return maps
 
 

@@ -156,3 +156,48 @@ def test_a_new_analysis_reads_the_sentences_the_project_stored(
         rows["a"].output_id: stored,
         rows["b"].output_id: stored,
     }
+
+
+def test_scores_go_to_the_stored_arc_with_the_same_words(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An output whose arcs come out otherwise than when they were stored (here: in another
+    order, as another arc rule or parser may give them) gets each arc score on the stored arc
+    with the same words and label, never on the arc that sits at the same place."""
+    import json
+
+    import models.parsing as parsing
+    from models.checkers.base import PairInput
+    from models.parsing import parse_many
+
+    source = "The mayor of Lyon opened a new bridge over the river on Monday."
+    output = "The mayor of Paris opened a new bridge on Monday."
+    data = tmp_path / "pair.jsonl"
+    data.write_text(json.dumps({"id": "a", "source": source, "output": output}) + "\n")
+    real = parsing.extract_arcs
+    monkeypatch.setattr(parsing, "extract_arcs", lambda tokens, i: real(tokens, i)[::-1])
+    import_file(project, data)
+    analyze(project, [LexicalArcChecker()])
+    monkeypatch.undo()
+
+    class Newer(LexicalArcChecker):
+        version = "test-newer"
+
+    analyze(project, [Newer()])
+    (row,) = project.pair_rows("lexical", Newer.version)
+    arcs = project.arcs([s.id for s in project.sentences(output_id=row.output_id)])
+    scored = project.arc_scores("lexical", Newer.version, [a.id for a in arcs])
+    src, out = parse_many([source, output])
+    fresh = Newer().score([PairInput(0, src, out)])[0].arcs
+    want = {
+        (
+            out.sentences[a.sentence].arcs[a.arc].head,
+            out.sentences[a.sentence].arcs[a.arc].child,
+            out.sentences[a.sentence].arcs[a.arc].label,
+        ): a.score
+        for a in fresh
+    }
+    assert len(set(want.values())) > 1  # a misplaced score would show
+    assert {a.id: scored[a.id] for a in arcs} == {
+        a.id: want[(a.head_idx, a.child_idx, a.label)] for a in arcs
+    }
