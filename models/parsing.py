@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,12 +28,13 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines1"
+SEGMENT_REVISION = "lines2"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
 WRAP_SHARE = 0.75
 
+_LIST_MARK = re.compile(r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z])[.)]")
 _CLOSERS = "\"'”’)]»"
 _OPENERS = "\"'“‘«([-–—•*·"
 
@@ -88,7 +90,8 @@ def line_starts(doc: Any) -> list[int]:
     of a sentence. A blank line always ends one (a paragraph); a single line break where the
     writer marked an end: the line ends in a full stop, question or exclamation mark (or a
     closing quote or bracket after one), or the next line starts with a capital, a figure, a
-    quote or a list mark (a headline above its story, a list). A hard-wrapped text
+    quote or a list mark (a headline above its story, a list; the mark stays with its item,
+    :func:`_cut`). A hard-wrapped text
     (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
     sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
     single = not hard_wrapped(doc.text)
@@ -110,8 +113,18 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
     ``starts`` (character offsets of given sentences; each marks the first token at or after
     it, every other token continues a sentence)."""
     if starts is None:
-        for i in line_starts(doc):
+        lines = line_starts(doc)
+        for i in lines:
             doc[i].is_sent_start = True
+        # a list mark starts its item's sentence, never one of its own ("-", "2.", "(b)")
+        for i in [0, *lines]:
+            for n in (3, 2, 1):
+                if i + n < len(doc) and _LIST_MARK.fullmatch(
+                    "".join(t.text for t in doc[i : i + n])
+                ):
+                    for t in doc[i + 1 : i + n + 1]:
+                        t.is_sent_start = False
+                    break
         return doc
     words = [t for t in doc if not t.is_space]
     at = [t.idx for t in words]

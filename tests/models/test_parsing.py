@@ -29,6 +29,17 @@ def test_a_line_break_after_a_full_stop_or_before_a_capital_ends_a_sentence() ->
     ]
 
 
+def test_each_list_item_is_a_sentence_with_its_mark() -> None:
+    text = "Key facts:\n- The bridge opened on Monday\n- It cost 6.2 million dollars"
+    assert texts(text) == [
+        "Key facts:",
+        "- The bridge opened on Monday",
+        "- It cost 6.2 million dollars",
+    ]
+    assert texts("1. Vote on the plan\n2. Set a date") == ["1. Vote on the plan", "2. Set a date"]
+    assert texts("(a) one site\n(b) two sites") == ["(a) one site", "(b) two sites"]
+
+
 def test_a_line_broken_inside_a_sentence_is_read_on() -> None:
     assert texts("The mayor, who has\nserved since 2019, resigned on Friday.") == [
         "The mayor, who has\nserved since 2019, resigned on Friday."
