@@ -25,7 +25,8 @@ Grain = Literal["arc", "sentence"]
 
 #: Part of every checker's version since answers are read with their question: a project
 #: analysed before re-scores once (pairs without a question get the same scores as before).
-QA_REVISION = "qa1"
+#: ``qa2``: a lead-in ("Key points:") is not checked (:func:`has_content`).
+QA_REVISION = "qa2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,17 +188,27 @@ class OnePairAtATime:
 
 
 NO_CONTENT = "no content arcs"
+_VERBS = ("VERB", "AUX")
 
 
 def has_content(sentence: Sentence) -> bool:
-    """Whether a sentence states anything checkable on its own: it has a content arc.
+    """Whether a sentence states anything checkable on its own: it has a content arc, and it is
+    not a lead-in.
 
     A bare "Yes." or "No." (common in answers) has none; without its question no checker can
     judge it against the source, so every checker reports it not checked (AIS would call it not
     interpretable on its own) instead of scoring it. With its question it has a claim
-    (:meth:`PairInput.checkable`), which is checked.
+    (:meth:`PairInput.checkable`), which is checked. A lead-in ("Key points:", "In short:", a
+    verbless line that ends in a colon) names what follows and states nothing: its arcs are not
+    content.
     """
-    return bool(sentence.arcs)
+    return bool(sentence.arcs) and not lead_in(sentence)
+
+
+def lead_in(sentence: Sentence) -> bool:
+    """Whether a sentence only introduces what follows: it ends in a colon and has no verb."""
+    tokens = sentence.tokens
+    return bool(tokens) and tokens[-1].text == ":" and all(t.pos not in _VERBS for t in tokens)
 
 
 def skipped_sentence(index: int, evidence: Evidence) -> SentenceScore:

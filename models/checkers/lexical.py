@@ -47,6 +47,9 @@ class LexicalArcChecker(OnePairAtATime):
         sentences: list[SentenceScore] = []
         arcs: list[ArcScore] = []
         for n, sentence in enumerate(item.output.sentences):
+            if not item.checkable(sentence):  # a bare "No.", a lead-in: nothing to check
+                sentences.append(arc_sentence_score(sentence.index, [], Evidence((), "")))
+                continue
             values = [1.0 if arc.key in where else 0.0 for arc in sentence.arcs]
             arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))
             if judged[n] is not sentence:  # a claim: the sentence is as supported as it

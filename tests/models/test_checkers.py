@@ -37,8 +37,27 @@ def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
     assert len([a for a in result.arcs]) == len(item.output.sentences[0].arcs)
     assert result.score == first.score
     assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith(
-        "+onnx+qa1+alone1+read1"
+        "+onnx+qa2+alone1+read1"
     )
+
+
+def test_a_lead_in_is_not_checked(tiny_onnx_dir: Path) -> None:
+    """ "Key points:" above a list states nothing: no checker marks it (it would flag the pair);
+    a line with a verb before its colon is a claim and is checked."""
+    from models.checkers.dae import DAEChecker
+    from models.checkers.lexical import LexicalArcChecker
+
+    source = "The council approved the new bridge on Monday. It cost 6.2 million dollars."
+    output = "Key points:\n- The council approved the bridge\n- The council said this: it cost 6.2"
+    item = _pair(source, output)
+    assert [s.text for s in item.output.sentences][0] == "Key points:"
+    assert item.output.sentences[0].arcs  # "points -> Key": arcs, but no content
+    for checker in (LexicalArcChecker(), DAEChecker(tiny_onnx_dir, device="cpu", retriever=None)):
+        (result,) = checker.score([item])
+        lead, listed, said = result.sentences
+        assert lead.score is None and lead.not_checked == "no content arcs"
+        assert listed.score is not None and said.score is not None
+        assert 0 not in {a.sentence for a in result.arcs}
 
 
 def test_dae_checker_empty_source(tiny_onnx_dir: Path) -> None:
