@@ -5,8 +5,9 @@ installs; either is accepted. The pipeline is loaded once per process.
 
 A line break where the writer ended a sentence ends one (:func:`line_starts`): the parser alone
 joins a paragraph that ends in a closing quote to the paragraph after it, and a line that ends
-in a full stop to a next line in lower case. A text already cut into sentences (a project's stored sentences) is parsed with those
-sentences (``starts`` of :func:`parse_many`), so a stored judgment keeps its sentence.
+in a full stop to a next line in lower case. A text already cut into sentences (a project's
+stored sentences) is parsed into those sentences (``starts`` of :func:`parse_many`), so a stored
+judgment keeps its sentence.
 """
 
 from __future__ import annotations
@@ -91,9 +92,11 @@ def line_starts(doc: Any) -> list[int]:
     writer marked an end: the line ends in a full stop, question or exclamation mark (or a
     closing quote or bracket after one), or the next line starts with a capital, a figure, a
     quote or a list mark (a headline above its story, a list; the mark stays with its item,
-    :func:`_cut`). A hard-wrapped text
-    (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
-    sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
+    :func:`_cut`). A hard-wrapped text (:func:`hard_wrapped`) reads on across single line
+    breaks, and a line broken inside a sentence ("The mayor, who has" / "served since 2019") is
+    left to the parser."""
+    if "\n" not in doc.text:
+        return []
     single = not hard_wrapped(doc.text)
     out = []
     for t in doc[1:-1]:

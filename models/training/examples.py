@@ -171,22 +171,24 @@ class ParseCache:
                 self.discarded = True
         self._dirty = False
 
-    def _key(self, text: str) -> str:
-        from models.parsing import pipeline_version
-
-        return hashlib.sha1(f"{pipeline_version()}\n{text}".encode()).hexdigest()
+    @staticmethod
+    def _key(text: str, parser: str) -> str:
+        return hashlib.sha1(f"{parser}\n{text}".encode()).hexdigest()
 
     def parse(self, texts: Sequence[str], log: Log | None = None) -> list[ParsedText]:
-        from models.parsing import parse_many
+        from models.parsing import parse_many, pipeline_version
 
-        todo = list(dict.fromkeys(t for t in texts if self._key(t) not in self._data))
+        parser = pipeline_version()
+        keys = [self._key(t, parser) for t in texts]
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._data}
         if todo:
             if log:
                 log(f"parsing {len(todo)} texts")
-            for text, parsed in zip(todo, parse_many(todo, batch_size=64), strict=True):
-                self._data[self._key(text)] = parsed
+            self._data.update(
+                zip(todo, parse_many(list(todo.values()), batch_size=64), strict=True)
+            )
             self._dirty = True
-        return [self._data[self._key(t)] for t in texts]
+        return [self._data[k] for k in keys]
 
     def save(self) -> None:
         if self.path is not None and (self._dirty or self.discarded):
