@@ -12,7 +12,9 @@
   system and the dataset (both residualised on their one-hot codes);
 * SummEval: balanced accuracy of ``true_label`` (threshold by 5-fold cross-validation);
 * ranking accuracy: a faithful output scored above an unfaithful output of the same source
-  (ties count half), over every such pair of held-out sources;
+  (ties count half), over every such pair of held-out sources; Polytope by its accuracy label
+  (issue 27's figure) and again by its consistency errors alone (:func:`by_consistency`: its
+  accuracy label also counts omissions);
 * QA: yes/no and short-answer pairs built from held-out NLI/FEVER pairs
   (:mod:`models.training.qa_data`), each answer checked with its question: balanced accuracy
   per answer kind, with the threshold by 5-fold cross-validation and at the fixed 0.5.
@@ -456,6 +458,23 @@ def held_out_summaries(data_dir: Path, limit: int | None = None) -> dict[str, li
     }
 
 
+def by_consistency(sets: dict[str, Sequence[Any]]) -> dict[str, Sequence[Any]]:
+    """The same sets with Polytope's outputs labelled by their consistency errors
+    (``extra["consistent"]``, :data:`models.training.data.POLYTOPE_CONSISTENCY_ERRORS`) instead
+    of its accuracy label, which also counts omissions and extra source passages. Issue 27's
+    ranking figure reads the accuracy label; this reading is reported beside it."""
+    import dataclasses
+
+    return {
+        label: (
+            [dataclasses.replace(r, faithful=int(r.extra["consistent"])) for r in records]
+            if label == "polytope"
+            else records
+        )
+        for label, records in sets.items()
+    }
+
+
 def ranking_by_set(
     sets: dict[str, Sequence[Any]], values: dict[str, Sequence[float]]
 ) -> dict[str, tuple[float, int]]:
@@ -569,13 +588,15 @@ def run_evaluation(
     scored = {
         "xsumfaith": xs, "frank": fs, "summeval": ss, "cliff+goyal21": cs, "polytope": ps_
     }  # fmt: skip
-    ranking = {
-        name: ranking_by_set(
-            sets, {label: [_pair_value(p) for p in sc[name]] for label, sc in scored.items()}
-        )
+    values = {
+        name: {label: [_pair_value(p) for p in sc[name]] for label, sc in scored.items()}
         for name in loaded
     }
-    result["ranking"] = ranking
+    result["ranking"] = {name: ranking_by_set(sets, values[name]) for name in loaded}
+    consistency = by_consistency(sets)
+    result["ranking_consistency"] = {
+        name: ranking_by_set(consistency, values[name]) for name in loaded
+    }
     shipped = demo_and_probes(loaded, work)
     result["demo"], result["probes"] = shipped["demo"], shipped["probes"]
     result["qa"] = evaluate_qa(qa_items(data_dir, limit), loaded, cache, progress)
@@ -662,10 +683,31 @@ def format_tables(result: dict[str, Any]) -> str:
             rows,
         )
         sets = [k for k in result["ranking"][any_n] if k != "all"]
+        by_errors = result.get("ranking_consistency")
+        extra_cols = (
+            [
+                f"polytope, consistency errors ({by_errors[any_n]['polytope'][1]})",
+                f"all so ({by_errors[any_n]['all'][1]})",
+            ]
+            if by_errors
+            else []
+        )
         table(
-            "Ranking accuracy by set (faithful above unfaithful, same source)",
-            ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets]],
-            [[n, *[pct(result["ranking"][n][s][0]) for s in sets]] for n in names],
+            "Ranking accuracy by set (faithful above unfaithful, same source; Polytope by its "
+            "accuracy label, then by its consistency errors alone)",
+            ["checker", *[f"{s} ({result['ranking'][any_n][s][1]})" for s in sets], *extra_cols],
+            [
+                [
+                    n,
+                    *[pct(result["ranking"][n][s][0]) for s in sets],
+                    *(
+                        [pct(by_errors[n]["polytope"][0]), pct(by_errors[n]["all"][0])]
+                        if by_errors
+                        else []
+                    ),
+                ]
+                for n in names
+            ],
         )
     if "demo" in result:
         dm = result["demo"]

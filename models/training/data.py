@@ -421,7 +421,20 @@ def read_summeval(data_dir: Path) -> list[SummaryRecord]:
     ]
 
 
+#: Polytope's error subtypes that make an output say what its source does not (Huang et al.
+#: 2020: a term or concept of the source misrepresented, content from outside it, a positive
+#: turned negative or back). Its ``accuracy_label`` also counts an "Omission" and an "Addition"
+#: (a source passage the reference summary leaves out): 757 of its 919 outputs labelled
+#: inaccurate have no other error, and such an output can be wholly consistent with the source.
+POLYTOPE_CONSISTENCY_ERRORS = frozenset(
+    {"Inaccuracy_internal", "Inaccuracy_external", "Positive_Negative_Aspect"}
+)
+
+
 def read_polytope(data_dir: Path) -> list[SummaryRecord]:
+    """Polytope's outputs labelled by ``accuracy_label`` (issue 27's ranking set), with
+    ``extra["consistent"]`` ("1"/"0"): whether it has none of
+    :data:`POLYTOPE_CONSISTENCY_ERRORS` (the label a consistency check is about)."""
     return [
         SummaryRecord(
             "polytope",
@@ -430,6 +443,16 @@ def read_polytope(data_dir: Path) -> list[SummaryRecord]:
             r["document"],
             r["summary"],
             int(r["accuracy_label"]),
+            extra={"consistent": str(int(polytope_consistent(r.get("errors"))))},
         )
         for r in _jsonl(data_dir / "summaries" / "polytope.jsonl")
     ]
+
+
+def polytope_consistent(errors: object) -> bool:
+    """Whether a Polytope error log (a list of ``{"subtype": ...}``) holds no consistency error."""
+    if not isinstance(errors, list):
+        return True
+    return not any(
+        isinstance(e, dict) and e.get("subtype") in POLYTOPE_CONSISTENCY_ERRORS for e in errors
+    )

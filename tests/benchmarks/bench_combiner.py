@@ -190,9 +190,17 @@ def measure(
         out[f"ranking {label}"] = 100 * ranking[label][0]
     out["ranking"] = 100 * ranking["all"][0]
     out["ranking pairs"] = f"{ranking['all'][1]:,}"
+    # Polytope by its consistency errors alone (its accuracy label counts omissions too)
+    consistent = E.by_consistency({label: sets[label][1] for label in E.SUMMARY_SETS})
+    by_errors = E.ranking_by_set(consistent, {label: values[label] for label in E.SUMMARY_SETS})
+    out["ranking polytope consistency"] = 100 * by_errors["polytope"][0]
+    out["ranking, Polytope so"] = 100 * by_errors["all"][0]
+    out["ranking pairs so"] = f"{by_errors['all'][1]:,}"
     for label in E.SUMMARY_SETS:
         y = np.array([-1 if f is None else f for f in meta(label, "faithful")])
         out[f"AUC {label}"] = E.auc(values[label][y >= 0], y[y >= 0])
+    y = np.array([r.faithful for r in consistent["polytope"]])
+    out["AUC polytope consistency"] = E.auc(values["polytope"], y)
     multi = np.array([len(item.output.sentences) > 1 for item in sets["frank"][0]])
     out["AUC FRANK multi"] = E.auc(values["frank"][multi], np.array(frank_y)[multi])
     for label in ("demo", "probes", "mnli"):

@@ -77,3 +77,80 @@ def test_qa_row_scores_answers_with_their_question() -> None:
     assert row["yes/no"]["balanced_accuracy_at_0.5"] == 1.0
     table = format_qa_table(result)
     assert "yes/no BA-cv (n=2, 1 supported)" in table and "lexical" in table
+
+
+def test_polytope_ranked_by_its_accuracy_label_and_by_its_consistency_errors(tmp_path) -> None:
+    """An output Polytope marks inaccurate only for what it leaves out (or for a source passage
+    the reference lacks) is consistent with its source: the consistency reading ranks it as
+    faithful; issue 27's figure keeps the accuracy label."""
+    import json
+
+    from models.evaluation import by_consistency, ranking_by_set
+    from models.training.data import read_polytope
+
+    doc = "The council approved the budget on Monday. Taxes rise by two percent."
+    rows = [
+        # omits the tax rise: inaccurate by the accuracy label, consistent with the source
+        ("a", 0, [{"issue_type": "Accuracy", "subtype": "Omission"}]),
+        # says three percent: a consistency error (beside an omission)
+        (
+            "b",
+            0,
+            [
+                {"issue_type": "Accuracy", "subtype": "Omission"},
+                {"issue_type": "Accuracy", "subtype": "Inaccuracy_internal"},
+            ],
+        ),
+        ("c", 1, []),
+    ]
+    folder = tmp_path / "summaries"
+    folder.mkdir()
+    (folder / "polytope.jsonl").write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "model": m,
+                    "ID": f"d1-{m}",
+                    "document": doc,
+                    "summary": "s",
+                    "accuracy_label": label,
+                    "errors": errors,
+                }  # fmt: skip
+            )
+            for m, label, errors in rows
+        )
+    )
+    records = read_polytope(tmp_path)
+    assert [r.faithful for r in records] == [0, 0, 1]
+    assert [r.extra["consistent"] for r in records] == ["1", "0", "1"]
+    # scores: the omitting output above the wrong one, the full one above both
+    values = {"polytope": [0.8, 0.1, 0.9]}
+    accuracy = ranking_by_set({"polytope": records}, values)["polytope"]
+    assert accuracy == (1.0, 2)  # c above a and above b
+    consistency = ranking_by_set(by_consistency({"polytope": records}), values)["polytope"]
+    assert consistency == (1.0, 2)  # a and c each above b
+    # a score that puts the omitting output below the wrong one is wrong only by consistency
+    values = {"polytope": [0.05, 0.1, 0.9]}
+    assert ranking_by_set({"polytope": records}, values)["polytope"] == (1.0, 2)
+    assert ranking_by_set(by_consistency({"polytope": records}), values)["polytope"] == (0.5, 2)
+
+
+def test_ranking_table_shows_polytope_both_ways() -> None:
+    from models.evaluation import format_tables
+
+    ranking = {"all": (0.75, 8), "summeval": (0.8, 5), "polytope": (2 / 3, 3)}
+    result = {
+        "checkers": {"lexical": "lexical v1"},
+        "arc_level": {"lexical": {"accuracy": 0.8, "f1_not_entailed": 0.5, "arcs": 10}},
+        "xsumfaith_token": {"lexical": {"f1": 0.5, "tokens": 40}},
+        "frank": {"lexical": {"balanced_accuracy_cv": 0.7, "partial_pearson": 0.2, "n": 9}},
+        "summeval": {"lexical": {"balanced_accuracy_cv": 0.7, "n": 9}},
+        "ranking": {"lexical": ranking},
+        "ranking_consistency": {"lexical": {**ranking, "all": (0.9, 6), "polytope": (1.0, 1)}},
+    }
+    text = format_tables(result)
+    header = next(line for line in text.splitlines() if line.startswith("checker  summeval"))
+    row = text.splitlines()[text.splitlines().index(header) + 2]
+    assert "polytope (3)" in header and "polytope, consistency errors (1)" in header
+    assert "all so (6)" in header
+    assert row.split() == ["lexical", "80.0", "66.7", "100.0", "90.0"]
