@@ -29,13 +29,17 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines2"
+SEGMENT_REVISION = "lines3"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
 WRAP_SHARE = 0.75
 
-_LIST_MARK = re.compile(r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z])[.)]")
+#: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
+_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
+_LIST_MARK = re.compile(_MARK)
+#: A line that starts with a list mark and a space ("a) mix it", "(ii) bake it", "- milk").
+_LIST_ITEM = re.compile(rf"(?:{_MARK})[ \t]")
 _CLOSERS = "\"'”’)]»"
 _OPENERS = "\"'“‘«([-–—•*·"
 
@@ -91,10 +95,10 @@ def line_starts(doc: Any) -> list[int]:
     of a sentence. A blank line always ends one (a paragraph); a single line break where the
     writer marked an end: the line ends in a full stop, question or exclamation mark (or a
     closing quote or bracket after one), or the next line starts with a capital, a figure, a
-    quote or a list mark (a headline above its story, a list; the mark stays with its item,
-    :func:`_cut`). A hard-wrapped text (:func:`hard_wrapped`) reads on across single line
-    breaks, and a line broken inside a sentence ("The mayor, who has" / "served since 2019") is
-    left to the parser."""
+    quote or a list mark (a headline above its story, a list, its items marked "a)" or "(ii)"
+    as well; the mark stays with its item, :func:`_cut`). A hard-wrapped text
+    (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
+    sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
     if "\n" not in doc.text:
         return []
     single = not hard_wrapped(doc.text)
@@ -105,7 +109,14 @@ def line_starts(doc: Any) -> list[int]:
         before = doc.text[: t.idx].rstrip().rstrip(_CLOSERS)[-1:]
         after = doc[t.i + 1].text[:1]
         if t.text.count("\n") >= 2 or (
-            single and (before in ".!?" or after.isupper() or after.isdigit() or after in _OPENERS)
+            single
+            and (
+                before in ".!?"
+                or after.isupper()
+                or after.isdigit()
+                or after in _OPENERS
+                or _LIST_ITEM.match(doc.text, doc[t.i + 1].idx) is not None
+            )
         ):
             out.append(t.i + 1)
     return out

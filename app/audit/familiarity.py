@@ -35,6 +35,7 @@ from app.review.adjudication import FinalItem, ProjectFinals, pair_finals
 from app.store.project import Project
 from app.store.schema import ArcRow, Judgment, SentenceRow, Source
 from app.thresholds import check_threshold
+from models.casing import cased_like
 from models.familiarity import (
     DESCRIPTION_LABELS,
     TAGS,
@@ -349,8 +350,11 @@ def analyse(
     report.entities = familiarity(
         cached_mentions(sources, progress=step(0), should_stop=should_stop)
     )
+    # a lower-case output is read for names with its source's capitals (same offsets)
     found = cached_mentions(
-        [b.output.text for b in bundles], progress=step(n_src), should_stop=should_stop
+        [cased_like(b.output.text, b.source.text) or b.output.text for b in bundles],
+        progress=step(n_src),
+        should_stop=should_stop,
     )
     for bundle, mentions in zip(bundles, found, strict=True):
         report.mentions.extend(_output_entities(bundle, mentions, report, name))

@@ -155,31 +155,42 @@ def read_pickle(path: Path) -> Any | None:
 
 
 class ParseCache:
-    """Parsed texts keyed by content hash and the parser's version (a new way of cutting
-    sentences parses again), saved as one pickle (rebuilt when unreadable)."""
+    """Parsed texts keyed by content hash, for one parser version (:func:`pipeline_version`),
+    saved as one pickle. A file written by another version (a new way of cutting sentences) is
+    parsed anew and replaced, so the file holds one version's parses and does not grow with
+    each; an unreadable one is rebuilt."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._data: dict[str, ParsedText] = {}
+        #: the parser version of ``_data`` (None: nothing read yet)
+        self._parser: str | None = None
         #: the file existed but could not be read whole, so it is rebuilt rather than loaded
         self.discarded = False
         if path is not None and path.exists():
             data = read_pickle(path)
-            if isinstance(data, dict):
-                self._data = data
+            if (
+                isinstance(data, dict)
+                and isinstance(data.get("parser"), str | None)
+                and isinstance(data.get("texts"), dict)
+            ):
+                self._parser, self._data = data["parser"], data["texts"]
             else:
                 self.discarded = True
         self._dirty = False
 
     @staticmethod
-    def _key(text: str, parser: str) -> str:
-        return hashlib.sha1(f"{parser}\n{text}".encode()).hexdigest()
+    def _key(text: str) -> str:
+        return hashlib.sha1(text.encode()).hexdigest()
 
     def parse(self, texts: Sequence[str], log: Log | None = None) -> list[ParsedText]:
         from models.parsing import parse_many, pipeline_version
 
         parser = pipeline_version()
-        keys = [self._key(t, parser) for t in texts]
+        if parser != self._parser:
+            self._dirty = self._dirty or bool(self._data)
+            self._parser, self._data = parser, {}
+        keys = [self._key(t) for t in texts]
         todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._data}
         if todo:
             if log:
@@ -192,7 +203,7 @@ class ParseCache:
 
     def save(self) -> None:
         if self.path is not None and (self._dirty or self.discarded):
-            write_pickle(self.path, self._data)
+            write_pickle(self.path, {"parser": self._parser, "texts": self._data})
             self._dirty = self.discarded = False
 
 

@@ -192,3 +192,32 @@ def test_cli_json_and_text(fam_project: Project, capsys: pytest.CaptureFixture[s
     assert main(["familiarity", path, "--checker", "nosuch"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "checker 'nosuch' has not analysed" in err
+
+
+def test_a_lower_case_output_is_read_for_names_with_its_sources_capitals(
+    tmp_path: Path,
+) -> None:
+    # a summariser trained on lower-cased text; as written, spaCy reads "acme corp sales" as
+    # one organisation no source names (on 300 lower-case SummEval outputs it found 568
+    # mentions, 456 of them entities of the source; with the source's capitals 1,059 and 1,030)
+    pairs = [
+        {
+            "id": "lc",
+            "source": "Dana Ruiz, the chief executive of Acme Corp, said sales rose.",
+            "output": "chief executive dana ruiz said acme corp sales rose .",
+        }
+    ]
+    p = Project.create(tmp_path / "lc.factdesk")
+    try:
+        import_file(p, write_jsonl(tmp_path / "lc.jsonl", pairs))
+        analyze(p, [load_checker("lexical")])
+        report = analyse(p)
+        acme = next(m for m in report.mentions if m.kind == "ORG")
+        assert acme.key == "acme corp" and acme.tag != "unseen"
+        # the offsets are the text's as written and stored
+        assert pairs[0]["output"][acme.start : acme.end] == "acme corp"
+        ruiz = next(m for m in report.mentions if m.kind == "PERSON")
+        assert pairs[0]["output"][ruiz.start : ruiz.end] == "dana ruiz"
+        assert [d.text.lower() for d in ruiz.descriptions] == ["chief executive"]
+    finally:
+        p.close()

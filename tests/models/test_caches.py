@@ -44,9 +44,36 @@ def test_truncated_cache_is_rebuilt_not_loaded(tmp_path: Path) -> None:
         cache = ParseCache(path)
         assert cache.discarded and cache._data == {}
     cache.save()  # the unreadable file is replaced by a readable (empty) one
-    assert read_pickle(path) == {}
+    assert read_pickle(path) == {"parser": None, "texts": {}}
     assert not ParseCache(path).discarded
     assert read_pickle(tmp_path / "absent.pkl") is None
+
+
+def test_parse_cache_holds_one_parser_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import models.parsing
+
+    version = ["v1"]
+    parsed: list[str] = []
+
+    def parse_many(texts: list[str], **_: object) -> list[str]:
+        parsed.extend(texts)
+        return [f"{version[0]}:{t}" for t in texts]
+
+    monkeypatch.setattr(models.parsing, "pipeline_version", lambda: version[0])
+    monkeypatch.setattr(models.parsing, "parse_many", parse_many)
+    path = tmp_path / "parse_cache.pkl"
+    cache = ParseCache(path)
+    assert cache.parse(["a", "b"]) == ["v1:a", "v1:b"]
+    cache.save()
+    cache = ParseCache(path)
+    assert cache.parse(["a"]) == ["v1:a"] and parsed == ["a", "b"]  # read back, not parsed
+    version[0] = "v2"  # another way of cutting sentences: parsed anew
+    assert cache.parse(["a"]) == ["v2:a"] and parsed == ["a", "b", "a"]
+    cache.save()
+    # the file keeps the new version's parses only, not "b" of the old one
+    assert read_pickle(path) == {"parser": "v2", "texts": {ParseCache._key("a"): "v2:a"}}
 
 
 def test_model_dir_fingerprint_hashes_content(tmp_path: Path) -> None:

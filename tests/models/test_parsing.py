@@ -40,6 +40,24 @@ def test_each_list_item_is_a_sentence_with_its_mark() -> None:
     assert texts("(a) one site\n(b) two sites") == ["(a) one site", "(b) two sites"]
 
 
+def test_items_marked_in_lower_case_are_sentences_with_their_marks() -> None:
+    # the parser alone gave "Summary:\na)", "The museum closes … renovation\nb)", "Events …"
+    text = "Summary:\na) The museum closes for renovation\nb) events move to the library"
+    assert texts(text) == [
+        "Summary:",
+        "a) The museum closes for renovation",
+        "b) events move to the library",
+    ]
+    assert texts("Steps:\n(i) mix it\n(ii) bake it\niii. serve it") == [
+        "Steps:",
+        "(i) mix it",
+        "(ii) bake it",
+        "iii. serve it",
+    ]
+    # a word that merely looks like a mark inside a line is not one
+    assert texts("He said a) nothing of it.") == ["He said a) nothing of it."]
+
+
 def test_a_line_broken_inside_a_sentence_is_read_on() -> None:
     assert texts("The mayor, who has\nserved since 2019, resigned on Friday.") == [
         "The mayor, who has\nserved since 2019, resigned on Friday."
