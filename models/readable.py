@@ -13,7 +13,9 @@ contradiction 0.89 where "between £200,000 and £250,000" reads entailment 0.98
 :func:`readable` undoes those marks: a clitic written apart ("did n't", "it 's") is joined to
 its word, a currency sign to its figure, a space before closing punctuation or after an opening
 bracket is dropped, the bracket words (``-lrb-`` …) become brackets and the backtick quotes
-(`` `` `` and `` ` ``) plain ones. Ordinary text has none of these and comes back unchanged.
+(`` `` `` and `` ` ``) plain ones. The stars and underscores of Markdown's emphasis
+(:mod:`models.markdown`) are dropped. Ordinary text has none of these
+and comes back unchanged.
 Only what models read is changed: the editor sees the text as imported, and the arc spans a
 model reads are carried to the new text by :func:`readable_map`.
 """
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import re
 
+from models.markdown import emphasis
+
 #: Part of the versions of the checkers whose models read text through :func:`readable`: a
 #: project scored before it is scored again.
-READ_REVISION = "read1"
+READ_REVISION = "read2"
 #: What a bracket word becomes (the other marks: :func:`_replacement`).
 _BRACKETS = {
     "-lrb-": "(",
@@ -50,8 +54,20 @@ _PATTERN = re.compile(
 
 
 def readable(text: str) -> str:
-    """``text`` without a word tokenizer's marks (see the module's docstring)."""
-    return _PATTERN.sub(_replacement, text)
+    """``text`` without a word tokenizer's marks and Markdown's (see the module's docstring)."""
+    return readable_map(text)[0]
+
+
+def _edits(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) of every mark to undo, in order: a word tokenizer's
+    (:data:`_PATTERN`) and Markdown's emphasis (:func:`models.markdown.emphasis`, dropped)."""
+    found = [(m.start(), m.end(), _replacement(m)) for m in _PATTERN.finditer(text)]
+    found += [(a, b, "") for a, b in emphasis(text)]
+    out: list[tuple[int, int, str]] = []
+    for edit in sorted(found):
+        if not out or edit[0] >= out[-1][1]:
+            out.append(edit)
+    return out
 
 
 def readable_map(text: str) -> tuple[str, list[int]]:
@@ -63,13 +79,13 @@ def readable_map(text: str) -> tuple[str, list[int]]:
     at: list[int] = []
     length = 0  # of the text read so far
     last = 0
-    for m in _PATTERN.finditer(text):
-        kept, new = text[last : m.start()], _replacement(m)
+    for start, end, new in _edits(text):
+        kept = text[last:start]
         at.extend(range(length, length + len(kept)))
-        at.extend([length + len(kept)] * (m.end() - m.start()))
+        at.extend([length + len(kept)] * (end - start))
         out += [kept, new]
         length += len(kept) + len(new)
-        last = m.end()
+        last = end
     kept = text[last:]
     at.extend(range(length, length + len(kept) + 1))
     out.append(kept)

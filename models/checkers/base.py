@@ -17,6 +17,7 @@ from models.claims import Claim
 from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
+from models.markdown import emphasised_whole, plain
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -25,8 +26,9 @@ Grain = Literal["arc", "sentence"]
 
 #: Part of every checker's version since answers are read with their question: a project
 #: analysed before re-scores once (pairs without a question get the same scores as before).
-#: ``qa2``: a lead-in ("Key points:") is not checked (:func:`has_content`).
-QA_REVISION = "qa2"
+#: ``qa2``: a lead-in ("Key points:") is not checked (:func:`has_content`); ``qa3``: nor a
+#: heading that states nothing ("## Summary", a line in bold: :mod:`models.markdown`).
+QA_REVISION = "qa3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,9 +208,14 @@ def has_content(sentence: Sentence) -> bool:
 
 
 def lead_in(sentence: Sentence) -> bool:
-    """Whether a sentence only introduces what follows: it ends in a colon and has no verb."""
+    """Whether a sentence only introduces what follows: it has no verb, and it ends in a colon
+    ("Key points:", "**Key points:**") or is a heading ("## Summary", a line in bold)."""
     tokens = sentence.tokens
-    return bool(tokens) and tokens[-1].text == ":" and all(t.pos not in _VERBS for t in tokens)
+    if not tokens or any(t.pos in _VERBS for t in tokens):
+        return False
+    # a heading's "#"s are punctuation in the parse (:mod:`models.parsing`) only at a line start
+    heading = not tokens[0].text.strip("#") and tokens[0].pos == "PUNCT"
+    return heading or emphasised_whole(sentence.text) or plain(sentence.text).rstrip().endswith(":")
 
 
 def skipped_sentence(index: int, evidence: Evidence) -> SentenceScore:

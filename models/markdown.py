@@ -1,0 +1,86 @@
+"""Markdown's marks in a text: the signs a writer formats with, not words.
+
+Machine-written text often comes as Markdown: "## Summary" above a list, "* **Closure:** The
+museum closes …", "says **Dana Ruiz**". Read as words, the marks misled every checker: the parser
+attached "##" as a noun ("## Summary" had content arcs and was marked "not found in the source",
+flagging a faithful summary), "**" as a subject, and it cut a bold label ("**Closure:**") off its
+item as a sentence of its own, so "Events move to the town library" was read without the
+"Education:" it belongs to.
+
+:func:`marks` finds a heading's ``#`` signs (with the spaces after them) and the delimiters of
+emphasis (``**strong**``, ``__strong__``, ``*em*``), as Markdown reads them: a delimiter opens
+before a non-space and closes after one, never inside a word, on one line. A censored word
+("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure (CNN/DailyMail's
+"# 200,000" for "£ 200,000") is no heading. What the models read drops them
+(:mod:`models.readable`: emphasis; a heading's signs are known only in the whole text), the
+parser reads them as punctuation (no arc to or from a mark, :mod:`models.parsing`), a bold
+label stays with its item, and a heading that states nothing is not checked
+(:func:`models.checkers.base.lead_in`). The text shown and stored stays as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A heading's signs at a line's start, with the spaces after them: "## Key findings", "# Summary"
+#: (one "#" only before a capital: tokenized news writes "# blessed" for a hashtag).
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{2,6}[ \t]+(?=[^\d\s#])|#[ \t]+(?=[A-Z]))")
+#: Emphasis on one line: a delimiter before a non-space, the same one after a non-space, neither
+#: inside a word.
+_EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*|\*|__)(?=[^\s*_])[^\n*_]*?[^\s*_\\]\1(?![\w*])")
+#: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
+LIST_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
+#: A bold label at a line's start, after any list mark: "**Closure:** …", "__Cost__: …".
+_LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?(?::\1|\1:)[ \t]+")
+
+
+def marks(text: str) -> list[tuple[int, int]]:
+    """The character spans of a whole text's Markdown marks (see the module), in order."""
+    return sorted([m.span(1) for m in _HEADING.finditer(text)] + emphasis(text))
+
+
+def heading_at(text: str, pos: int) -> bool:
+    """Whether a heading's signs start at ``pos``, a line's start."""
+    return _HEADING.match(text, pos) is not None
+
+
+def emphasis(text: str) -> list[tuple[int, int]]:
+    """The spans of the delimiters of emphasis alone: unlike a heading's signs, which belong to
+    a line's start, they are found the same in any part of a text (a sentence, a window)."""
+    spans = []
+    for m in _EMPHASIS.finditer(text):
+        width = len(m.group(1))
+        spans += [(m.start(), m.start() + width), (m.end() - width, m.end())]
+    return spans
+
+
+def closers(text: str) -> list[tuple[int, int]]:
+    """The spans of the delimiters that close emphasis (they end what they emphasise, never
+    start a sentence)."""
+    return [(m.end() - len(m.group(1)), m.end()) for m in _EMPHASIS.finditer(text)]
+
+
+def plain(text: str) -> str:
+    """The text without its emphasis (:func:`emphasis`)."""
+    out, last = [], 0
+    for start, end in emphasis(text):
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def lead_end(text: str, line_start: int) -> int | None:
+    """Where what leads a line that starts at ``line_start`` ends, when it must stay with the
+    words after it: a heading's signs ("## Sales rose"), or a bold label after any list mark
+    ("* **Closure:** The museum closes"); the offset of the first word after it, else None."""
+    m = _HEADING.match(text, line_start) or _LABEL.match(text, line_start)
+    return m.end() if m else None
+
+
+def emphasised_whole(text: str) -> bool:
+    """Whether a sentence is emphasised whole, after any list mark ("**Museum renovation**",
+    "- **Key points:**")."""
+    body = re.sub(rf"^(?:{LIST_MARK})[ \t]+", "", text.strip())
+    m = _EMPHASIS.match(body)
+    return m is not None and m.end() == len(body.rstrip(":"))

@@ -1,0 +1,88 @@
+"""Markdown's marks are read as marks: dropped for the models, punctuation for the parser, a
+bold label kept with its item, a heading that states nothing not checked."""
+
+from __future__ import annotations
+
+from models.checkers.base import has_content
+from models.markdown import emphasised_whole, lead_end, marks, plain
+from models.parsing import parse_many
+from models.readable import readable, readable_map
+
+
+def test_marks_of_headings_and_emphasis() -> None:
+    text = "## Summary\n* **Closure:** The museum *will* close, says __Dana Ruiz__."
+    assert [text[a:b] for a, b in marks(text)] == ["## ", "**", "**", "*", "*", "__", "__"]
+    # emphasis is found in any part of a text; a heading's signs only at a line's start
+    assert plain(text) == "## Summary\n* Closure: The museum will close, says Dana Ruiz."
+    text = "# Summary\nText\n# blessed"
+    assert [text[a:b] for a, b in marks(text)] == ["# "]
+
+
+def test_stars_and_hashes_that_are_not_markdown_are_kept() -> None:
+    for text in (
+        "a f***ing disgrace, a piece of s *** and n ***** party",  # censored words
+        "5 * 3 * 2 is 30, and 2*3*4 is 24",  # arithmetic
+        "# 200,000 was paid for it",  # CNN/DailyMail's "#" for a pound sign
+        "Rated #1 in 2019; a snake_case_name",
+        "a line that ends in a star*\nand one that starts *with it",  # not on one line
+    ):
+        assert marks(text) == [] and plain(text) == text, text
+    # Markdown reads "__init__" as bold "init", and so does this module
+    assert plain("__init__") == "init"
+
+
+def test_bold_lines_and_bold_labels() -> None:
+    assert emphasised_whole("**Museum renovation**") and emphasised_whole("- **Key points:**")
+    assert emphasised_whole("__Costs__:")
+    assert not emphasised_whole("The museum **will** close.")
+    text = "Notes\n* **Closure:** The museum closes.\n**Cost**: 5 dollars\nPlain: no label"
+    lines = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    ends = [lead_end(text, i) for i in lines]
+    assert ends[0] is None and ends[3] is None
+    assert lead_end("## Sales rose", 0) == 3
+    assert text[ends[1] :].startswith("The museum") and text[ends[2] :].startswith("5 dollars")
+
+
+def test_the_models_read_text_without_markdown_marks() -> None:
+    assert readable("* **Closure:** The museum closes.") == "* Closure: The museum closes."
+    written = "It was **Dana Ruiz** who said so ."
+    read, at = readable_map(written)
+    assert read == "It was Dana Ruiz who said so."
+    a = written.index("Dana Ruiz")
+    assert read[at[a] : at[a + len("Dana Ruiz")]] == "Dana Ruiz"
+
+
+def test_the_parse_reads_marks_as_punctuation_and_keeps_labels_with_items() -> None:
+    text = (
+        "## Summary\n\n* **Closure:** The museum closes in March.\n"
+        "* **Education:** Events move to the library, says **Dana Ruiz**."
+    )
+    (doc,) = parse_many([text])
+    assert [s.text for s in doc.sentences] == [
+        "## Summary",
+        "* **Closure:** The museum closes in March.",
+        "* **Education:** Events move to the library, says **Dana Ruiz**.",
+    ]
+    # the parser alone gave "##" content arcs and cut each label off as a sentence
+    assert not doc.sentences[0].arcs and not has_content(doc.sentences[0])
+    for s in doc.sentences[1:]:
+        assert has_content(s)
+        assert not {a.head_text for a in s.arcs} & {"*", "**", "#", "##"}
+        assert not {a.child_text for a in s.arcs} & {"*", "**", "#", "##"}
+
+
+def test_a_heading_is_not_checked_unless_it_says_something() -> None:
+    (doc,) = parse_many(["## Key findings\n## Sales rose in May\nText.\n# blessed day"])
+    findings, sales, _, hashtag = doc.sentences
+    assert findings.arcs and not has_content(findings)  # "Key -> findings": no claim
+    assert has_content(sales)
+    assert has_content(hashtag)  # a tokenized hashtag, not a heading: read as written
+
+
+def test_a_bold_heading_with_no_verb_is_not_checked_and_one_with_a_verb_is() -> None:
+    (doc,) = parse_many(["**Museum renovation**\n**The museum closes in March.** Then June."])
+    # the closing stars end their sentence (the parser alone made "**" a sentence)
+    title, claim, then = doc.sentences
+    assert claim.text == "**The museum closes in March.**"
+    assert title.arcs and not has_content(title)  # "Museum -> renovation": words, no claim
+    assert has_content(claim)
