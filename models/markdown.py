@@ -1,15 +1,15 @@
 """Markdown's marks in a text: the signs a writer formats with, not words.
 
 Machine-written text often comes as Markdown: "## Summary" above a list, "* **Closure:** The
-museum closes …", "says **Dana Ruiz**". Read as words, the marks misled every checker: the parser
+museum closes …", "says **Dana Ruiz**", a table of "| Revenue | $4.2 billion |" rows. Read as words, the marks misled every checker: the parser
 attached "##" as a noun ("## Summary" had content arcs and was marked "not found in the source",
 flagging a faithful summary), "**" as a subject, and it cut a bold label ("**Closure:**") off its
 item as a sentence of its own, so "Events move to the town library" was read without the
 "Education:" it belongs to.
 
 :func:`marks` finds a heading's ``#`` signs (with the spaces after them), the delimiters of
-emphasis (``**strong**``, ``__strong__``, ``*em*``) and a link's brackets and target
-(``[text](url)``), as Markdown reads them: a delimiter opens
+emphasis (``**strong**``, ``__strong__``, ``*em*``), a link's brackets and target
+(``[text](url)``) and a table's pipes and the rule below its header, as Markdown reads them: a delimiter opens
 before a non-space and closes after one, never inside a word, on one line. A censored word
 ("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure (CNN/DailyMail's
 "# 200,000" for "£ 200,000") is no heading. What the models read drops them
@@ -29,6 +29,10 @@ _HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{2,6}[ \t]+(?=[^\d\s#])|#[ \t]+(?=[A-Z]
 #: Emphasis on one line: a delimiter before a non-space, the same one after a non-space, neither
 #: inside a word.
 _EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*|\*|__)(?=[^\s*_])[^\n*_]*?[^\s*_\\]\1(?![\w*])")
+#: A table's row: a line that starts and ends with a pipe.
+_TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
+#: The rule below a table's header: "|---|:---:|".
+_TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 #: A link: its text in brackets, then its target (and an optional title) in parentheses.
 _LINK = re.compile(r"\[[^\]\n]+\](\([^()\s]+(?:[ \t]+\"[^\"\n]*\")?\))")
 #: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
@@ -39,7 +43,40 @@ _LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?
 
 def marks(text: str) -> list[tuple[int, int]]:
     """The character spans of a whole text's Markdown marks (see the module), in order."""
-    return sorted([m.span(1) for m in _HEADING.finditer(text)] + inline(text))
+    spans = [m.span(1) for m in _HEADING.finditer(text)] + inline(text)
+    for m in _TABLE_ROW.finditer(text):
+        if _TABLE_RULE.fullmatch(m.group()):
+            spans.append(m.span())
+        else:
+            spans += [
+                (m.start() + k, m.start() + k + 1) for k, c in enumerate(m.group()) if c == "|"
+            ]
+    return sorted(spans)
+
+
+def table_row_end(text: str, line_start: int) -> int | None:
+    """Where the table row at ``line_start`` ends, with the rule below it when it is the
+    table's header (a row is one sentence; a header and its rule are one that states nothing,
+    :func:`table_header`); None when the line is no table row."""
+    m = _TABLE_ROW.match(text, line_start)
+    if m is None or _TABLE_RULE.fullmatch(m.group()):
+        return None
+    rule = _TABLE_ROW.match(text, m.end() + 1)
+    if rule is not None and _TABLE_RULE.fullmatch(rule.group()):
+        return rule.end()
+    return m.end()
+
+
+def table_rule_at(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` is the rule below a table's header."""
+    m = _TABLE_ROW.match(text, line_start)
+    return m is not None and _TABLE_RULE.fullmatch(m.group()) is not None
+
+
+def table_header(text: str) -> bool:
+    """Whether a sentence is a table's header row with its rule below it."""
+    lines = text.strip().split("\n")
+    return len(lines) == 2 and _TABLE_RULE.fullmatch(lines[1]) is not None
 
 
 def heading_at(text: str, pos: int) -> bool:

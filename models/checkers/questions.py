@@ -32,12 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from models.checkers.base import (
+    NO_CONTENT,
     QA_REVISION,
     Grain,
     OnePairAtATime,
     PairInput,
     PairScore,
     SentenceScore,
+    lead_in,
     pair_score,
 )
 from models.document import ParsedText, Sentence, Token
@@ -443,6 +445,10 @@ class QuestionChecker(OnePairAtATime):
             if claim is not None and claim.kind == "yes/no":
                 # its names and figures are the question's: asking them says nothing of the answer
                 sentences.append(SentenceScore(sentence.index, None, not_checked=YES_NO))
+                continue
+            if lead_in(sentence):
+                # "Q3 results:", a table's header: it names what follows and states nothing
+                sentences.append(SentenceScore(sentence.index, None, not_checked=NO_CONTENT))
                 continue
             answers = _answers(judged[n])
             findings = sorted(  # conflicts first: what the editor must look at

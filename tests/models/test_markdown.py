@@ -102,3 +102,38 @@ def test_a_link_reads_as_its_words() -> None:
     assert all("(" not in a.head_text + a.child_text for a in sentence.arcs)
     # brackets that are not a link are words' company as before
     assert plain("[sic] and (see above)") == "[sic] and (see above)"
+
+
+TABLE = (
+    "Results:\n\n| Measure | Q3 result |\n|---|:---:|\n| Revenue | $4.2 billion |\n"
+    "| Cloud sales | up 13 percent |\n\nThe quarter was strong."
+)
+
+
+def test_a_table_row_is_a_sentence_and_its_header_is_not_checked() -> None:
+    (doc,) = parse_many([TABLE])
+    # the parser alone joined the header, its rule and a row, and cut rows at their cells
+    assert [s.text for s in doc.sentences] == [
+        "Results:",
+        "| Measure | Q3 result |\n|---|:---:|",
+        "| Revenue | $4.2 billion |",
+        "| Cloud sales | up 13 percent |",
+        "The quarter was strong.",
+    ]
+    header, revenue, cloud = doc.sentences[1:4]
+    assert not has_content(header)  # it names the columns: "result" read as a verb or not
+    assert has_content(revenue) and has_content(cloud)
+    for s in doc.sentences:
+        assert all("|" not in a.head_text + a.child_text for a in s.arcs)
+
+
+def test_the_question_check_asks_nothing_of_a_header() -> None:
+    from models.checkers.base import PairInput
+    from models.checkers.questions import QuestionChecker
+    from models.parsing import parse
+
+    source = parse("ACME Corp reported revenue of $4.2 billion. Cloud sales rose 31 percent.")
+    (result,) = QuestionChecker().score([PairInput("t", source, parse(TABLE))])
+    scores = {s.sentence: s for s in result.sentences}
+    assert scores[1].score is None and scores[1].not_checked == "no content arcs"
+    assert scores[3].score == 0.0  # 13 percent where the source says 31
