@@ -9,7 +9,8 @@ item as a sentence of its own, so "Events move to the town library" was read wit
 
 :func:`marks` finds a heading's ``#`` signs (with the spaces after them), the delimiters of
 emphasis (``**strong**``, ``__strong__``, ``*em*``), a link's brackets and target
-(``[text](url)``) and a table's pipes and the rule below its header, as Markdown reads them: a delimiter opens
+(``[text](url)``), citation marks (``[1]``, ``[^1]``), a block quote's ``>`` and a table's
+pipes and the rule below its header, as Markdown reads them: a delimiter opens
 before a non-space and closes after one, never inside a word, on one line. A censored word
 ("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure (CNN/DailyMail's
 "# 200,000" for "£ 200,000") is no heading. What the models read drops them
@@ -29,12 +30,18 @@ _HEADING = re.compile(r"(?m)^[ \t]{0,3}(#{2,6}[ \t]+(?=[^\d\s#])|#[ \t]+(?=[A-Z]
 #: Emphasis on one line: a delimiter before a non-space, the same one after a non-space, neither
 #: inside a word.
 _EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*|\*|__)(?=[^\s*_])[^\n*_]*?[^\s*_\\]\1(?![\w*])")
+#: A block quote's marks at a line's start: "> quoted", "> > nested".
+_QUOTE = re.compile(r"(?m)^[ \t]{0,3}((?:>[ \t]?)+)")
 #: A table's row: a line that starts and ends with a pipe.
 _TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 #: The rule below a table's header: "|---|:---:|".
 _TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 #: A link: its text in brackets, then its target (and an optional title) in parentheses.
 _LINK = re.compile(r"\[[^\]\n]+\](\([^()\s]+(?:[ \t]+\"[^\"\n]*\")?\))")
+#: A citation or footnote mark: "[1]", "[1, 3]", "[2-4]", "[^1]", "[^note]" (not a link's text).
+_CITATION = re.compile(r"[ \t]*\[(?:\d{1,3}(?:[ \t]*[,–-][ \t]*\d{1,3})*|\^[\w-]{1,20})\](?![(:])")
+#: A footnote's text at a line's start: "[^1]: Company filing."
+_FOOTNOTE = re.compile(r"[ \t]*\[\^[\w-]{1,20}\]:")
 #: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
 LIST_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
 #: A bold label at a line's start, after any list mark: "**Closure:** …", "__Cost__: …".
@@ -44,6 +51,7 @@ _LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?
 def marks(text: str) -> list[tuple[int, int]]:
     """The character spans of a whole text's Markdown marks (see the module), in order."""
     spans = [m.span(1) for m in _HEADING.finditer(text)] + inline(text)
+    spans += [m.span(1) for m in _QUOTE.finditer(text)]
     for m in _TABLE_ROW.finditer(text):
         if _TABLE_RULE.fullmatch(m.group()):
             spans.append(m.span())
@@ -86,23 +94,32 @@ def heading_at(text: str, pos: int) -> bool:
 
 def inline(text: str) -> list[tuple[int, int]]:
     """The spans of the marks found the same in any part of a text (a sentence, a window),
-    unlike a heading's signs, which belong to a line's start: the delimiters of emphasis, and a
-    link's brackets and target ("[the report](https://…)" reads "the report")."""
+    unlike a heading's signs, which belong to a line's start: the delimiters of emphasis, a
+    link's brackets and target ("[the report](https://…)" reads "the report"), and citation
+    marks ("rose 12 percent [1][2]", "31%.[^1]")."""
     spans = []
     for m in _EMPHASIS.finditer(text):
         width = len(m.group(1))
         spans += [(m.start(), m.start() + width), (m.end() - width, m.end())]
-    return sorted(spans + links(text))
+    return sorted(spans + blanks(text))
 
 
-def links(text: str) -> list[tuple[int, int]]:
-    """The spans of links' brackets and targets: "[" and "](https://…)" of "[text](https://…)".
-    The parser reads a text with these blanked out (:mod:`models.parsing`): its tokenizer would
-    join "report](https://x.org" into one word."""
+def footnote(text: str) -> bool:
+    """Whether a sentence is a footnote's text ("[^1]: Company filing."): it names a source of
+    the text, it is not a claim about the source checked."""
+    return _FOOTNOTE.match(text) is not None
+
+
+def blanks(text: str) -> list[tuple[int, int]]:
+    """The spans of the marks the parser reads as blanks (:mod:`models.parsing`), its tokenizer
+    joining them to words ("report](https://x.org", "1][2", "31%.[^1"): links' brackets and
+    targets ("[" and "](https://…)" of "[text](https://…)") and citation marks with the space
+    before them ("rose 12 percent [1][2]" reads "rose 12 percent")."""
     spans = []
     for m in _LINK.finditer(text):
         spans += [(m.start(), m.start() + 1), (m.start(1) - 1, m.end())]
-    return spans
+    spans += [m.span() for m in _CITATION.finditer(text)]
+    return sorted(spans)
 
 
 def closers(text: str) -> list[tuple[int, int]]:
@@ -123,9 +140,14 @@ def plain(text: str) -> str:
 
 def lead_end(text: str, line_start: int) -> int | None:
     """Where what leads a line that starts at ``line_start`` ends, when it must stay with the
-    words after it: a heading's signs ("## Sales rose"), or a bold label after any list mark
-    ("* **Closure:** The museum closes"); the offset of the first word after it, else None."""
-    m = _HEADING.match(text, line_start) or _LABEL.match(text, line_start)
+    words after it: a heading's signs ("## Sales rose"), a bold label after any list mark
+    ("* **Closure:** The museum closes"), a block quote's marks ("> > It said so"); the offset of
+    the first word after it, else None."""
+    m = (
+        _HEADING.match(text, line_start)
+        or _LABEL.match(text, line_start)
+        or _QUOTE.match(text, line_start)
+    )
     return m.end() if m else None
 
 

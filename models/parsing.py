@@ -24,10 +24,10 @@ from models.document import ParsedText, Sentence, Token
 from models.errors import Cancelled, ModelNotFoundError
 from models.markdown import (
     LIST_MARK,
+    blanks,
     closers,
     heading_at,
     lead_end,
-    links,
     marks,
     table_row_end,
     table_rule_at,
@@ -213,17 +213,18 @@ def parse_many(
             raise Cancelled("parsing cancelled")
         chunk = texts[lo : lo + batch_size]
         cuts = starts[lo : lo + batch_size] if starts is not None else [None] * len(chunk)
-        docs = [_cut(nlp.make_doc(_blank_links(t)), c) for t, c in zip(chunk, cuts, strict=True)]
+        docs = [_cut(nlp.make_doc(_blanked(t)), c) for t, c in zip(chunk, cuts, strict=True)]
         out.extend(_convert(text, doc) for text, doc in zip(chunk, nlp.pipe(docs), strict=True))
         if progress is not None:
             progress(len(out), total)
     return out
 
 
-def _blank_links(text: str) -> str:
-    """The text with links' brackets and targets as spaces (same offsets): the parser reads the
-    link's words alone ("Read [the report](https://x.org/r.pdf)" reads "Read  the report …")."""
-    spans = links(text)
+def _blanked(text: str) -> str:
+    """The text with the marks the parser reads as blanks as spaces (same offsets,
+    :func:`models.markdown.blanks`): "Read [the report](https://x.org/r.pdf) [1]." reads
+    "Read  the report                     ."."""
+    spans = blanks(text)
     if not spans:
         return text
     chars = list(text)

@@ -17,7 +17,7 @@ from models.claims import Claim
 from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
-from models.markdown import emphasised_whole, plain, table_header
+from models.markdown import emphasised_whole, footnote, plain, table_header
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -208,11 +208,11 @@ def has_content(sentence: Sentence) -> bool:
 
 
 def lead_in(sentence: Sentence) -> bool:
-    """Whether a sentence only introduces what follows: a table's header row (it names the
-    columns), or a sentence with no verb that ends in a colon ("Key points:", "**Key
+    """Whether a sentence only introduces what follows or cites: a table's header row (it names
+    the columns), a footnote's text ("[^1]: Company filing."), or a sentence with no verb that ends in a colon ("Key points:", "**Key
     points:**") or is a heading ("## Summary", a line in bold)."""
     tokens = sentence.tokens
-    if tokens and table_header(sentence.text):
+    if tokens and (table_header(sentence.text) or footnote(sentence.text)):
         return True
     if not tokens or any(t.pos in _VERBS for t in tokens):
         return False

@@ -137,3 +137,44 @@ def test_the_question_check_asks_nothing_of_a_header() -> None:
     scores = {s.sentence: s for s in result.sentences}
     assert scores[1].score is None and scores[1].not_checked == "no content arcs"
     assert scores[3].score == 0.0  # 13 percent where the source says 31
+
+
+def test_citation_marks_are_read_as_marks_and_a_footnote_is_not_checked() -> None:
+    text = (
+        "Revenue rose 12 percent to $4.2 billion [1]. Cloud sales grew 31 percent [1][2]. "
+        "It grew 31%.[^1] See [sic] and [2-4].\n\n[^1]: Company filing."
+    )
+    assert readable(text).startswith(
+        "Revenue rose 12 percent to $4.2 billion. Cloud sales grew 31 percent. It grew 31%."
+    )
+    assert "[sic]" in readable(text)  # not a citation
+    (doc,) = parse_many([text])
+    texts = [s.text for s in doc.sentences]
+    assert texts[1] == "Cloud sales grew 31 percent [1][2]." and texts[2] == "It grew 31%."
+    # the parser alone read "1][2" and "31%.[^1" as words
+    words = {w for s in doc.sentences for a in s.arcs for w in (a.head_text, a.child_text)}
+    assert not {w for w in words if "[" in w or "]" in w}
+    footnote = doc.sentences[-1]
+    assert footnote.text == "[^1]: Company filing." and not has_content(footnote)
+
+
+def test_the_question_check_asks_nothing_of_a_citation() -> None:
+    from models.checkers.base import PairInput
+    from models.checkers.questions import QuestionChecker
+    from models.parsing import parse
+
+    source = parse("Revenue rose 12 percent to $4.2 billion in the quarter.")
+    output = parse("Revenue rose 12 percent [3].")
+    (result,) = QuestionChecker().score([PairInput("c", source, output)])
+    assert "[how many]]" not in (result.sentences[0].detail or "")
+    assert "output: 3 " not in (result.sentences[0].detail or "")
+
+
+def test_a_block_quotes_marks_stay_with_its_line() -> None:
+    (doc,) = parse_many(["> Revenue rose 12 percent.\n> > It said so.\nA > B and 5 > 3."])
+    assert [s.text for s in doc.sentences] == [
+        "> Revenue rose 12 percent.",
+        "> > It said so.",
+        "A > B and 5 > 3.",
+    ]
+    assert all(">" not in a.head_text + a.child_text for a in doc.sentences[1].arcs)
