@@ -13,8 +13,9 @@ contradiction 0.89 where "between £200,000 and £250,000" reads entailment 0.98
 :func:`readable` undoes those marks: a clitic written apart ("did n't", "it 's") is joined to
 its word, a currency sign to its figure, a space before closing punctuation or after an opening
 bracket is dropped, the bracket words (``-lrb-`` …) become brackets and the backtick quotes
-(`` `` `` and `` ` ``) plain ones. The stars and underscores of Markdown's emphasis and a
-link's brackets and target (:mod:`models.markdown`) are dropped. Ordinary text has none of these
+(`` `` `` and `` ` ``) plain ones. Markdown's inline marks (:mod:`models.markdown`) and a
+framing phrase that opens a sentence ("Based on the provided text, …", :mod:`models.framing`)
+are dropped. Ordinary text has none of these
 and comes back unchanged.
 Only what models read is changed: the editor sees the text as imported, and the arc spans a
 model reads are carried to the new text by :func:`readable_map`.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from models.framing import framing_prefix
 from models.markdown import inline
 
 #: Part of the versions of the checkers whose models read text through :func:`readable`: a
@@ -62,7 +64,7 @@ def _edits(text: str) -> list[tuple[int, int, str]]:
     """(start, end, replacement) of every mark to undo, in order: a word tokenizer's
     (:data:`_PATTERN`) and Markdown's inline marks (:func:`models.markdown.inline`, dropped)."""
     found = [(m.start(), m.end(), _replacement(m)) for m in _PATTERN.finditer(text)]
-    found += [(a, b, "") for a, b in inline(text)]
+    found += [(a, b, "") for a, b in inline(text) + framing_prefix(text)]
     out: list[tuple[int, int, str]] = []
     for edit in sorted(found):
         if not out or edit[0] >= out[-1][1]:

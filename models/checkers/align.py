@@ -196,7 +196,7 @@ class AlignChecker(OnePairAtATime):
         arcs: list[ArcScore] = []
         for s, raw in zip(item.output.sentences, self.raw(item), strict=True):
             if raw.precision is None:
-                sentences.append(skipped_sentence(s.index, raw.evidence))
+                sentences.append(skipped_sentence(s.index, raw.evidence, s))
                 continue
             words = calibrate(np.asarray(raw.words), *self._word_cal).tolist()
             values = [min(words[a.head], words[a.child]) for a in s.arcs]

@@ -17,6 +17,7 @@ from models.claims import Claim
 from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
+from models.framing import framing
 from models.markdown import emphasised_whole, footnote, plain, table_header
 
 Progress = Callable[[int, int], None]
@@ -190,6 +191,10 @@ class OnePairAtATime:
 
 
 NO_CONTENT = "no content arcs"
+#: Why a lead-in (:func:`lead_in`) is not checked.
+LEAD_IN = "introduces what follows (a lead-in, heading or table header): nothing to check"
+#: Why an answer's own framing (:func:`models.framing.framing`) is not checked.
+FRAMING = 'the answer\'s own framing ("Here is a summary:", "I hope this helps"): nothing to check'
 _VERBS = ("VERB", "AUX")
 
 
@@ -202,15 +207,30 @@ def has_content(sentence: Sentence) -> bool:
     interpretable on its own) instead of scoring it. With its question it has a claim
     (:meth:`PairInput.checkable`), which is checked. A lead-in ("Key points:", "In short:", a
     verbless line that ends in a colon) names what follows and states nothing: its arcs are not
-    content.
+    content; nor are those of the answer's own framing ("Here is a summary of the article:", "I
+    hope this helps!").
     """
-    return bool(sentence.arcs) and not lead_in(sentence)
+    return bool(sentence.arcs) and unchecked_reason(sentence) is None
+
+
+def unchecked_reason(sentence: Sentence) -> str | None:
+    """Why a sentence states nothing to check (None: it has content arcs and states something):
+    no content arcs, a lead-in (:func:`lead_in`) or the answer's own framing
+    (:func:`models.framing.framing`)."""
+    if not sentence.arcs:
+        return NO_CONTENT
+    if lead_in(sentence):
+        return LEAD_IN
+    if framing(sentence.text):
+        return FRAMING
+    return None
 
 
 def lead_in(sentence: Sentence) -> bool:
     """Whether a sentence only introduces what follows or cites: a table's header row (it names
-    the columns), a footnote's text ("[^1]: Company filing."), or a sentence with no verb that ends in a colon ("Key points:", "**Key
-    points:**") or is a heading ("## Summary", a line in bold)."""
+    the columns), a footnote's text ("[^1]: Company filing."), or a sentence with no verb that
+    ends in a colon ("Key points:", "**Key points:**") or is a heading ("## Summary", a line in
+    bold)."""
     tokens = sentence.tokens
     if tokens and (table_header(sentence.text) or footnote(sentence.text)):
         return True
@@ -221,19 +241,24 @@ def lead_in(sentence: Sentence) -> bool:
     return heading or emphasised_whole(sentence.text) or plain(sentence.text).rstrip().endswith(":")
 
 
-def skipped_sentence(index: int, evidence: Evidence) -> SentenceScore:
-    """The score of a sentence no model saw: why (evidence problem, or no content), no value."""
+def skipped_sentence(
+    index: int, evidence: Evidence, sentence: Sentence | None = None
+) -> SentenceScore:
+    """The score of a sentence no model saw: why (an evidence problem, or what
+    :func:`unchecked_reason` says of ``sentence``; "no content arcs" without it), no value."""
     if evidence.not_checked is not None:
         return SentenceScore(index, None, None, (), evidence.omitted, evidence.not_checked)
-    return SentenceScore(index, None, None, evidence.sentence_indices, evidence.omitted, NO_CONTENT)
+    why = (unchecked_reason(sentence) if sentence is not None else None) or NO_CONTENT
+    return SentenceScore(index, None, None, evidence.sentence_indices, evidence.omitted, why)
 
 
 def arc_sentence_score(
-    index: int, arc_scores: Sequence[float], evidence: Evidence
+    index: int, arc_scores: Sequence[float], evidence: Evidence, sentence: Sentence | None = None
 ) -> SentenceScore:
-    """Sentence support from its arcs: the mean, as the DAE paper, with the minimum beside it."""
+    """Sentence support from its arcs: the mean, as the DAE paper, with the minimum beside it
+    (none: not checked, why as :func:`skipped_sentence` says of ``sentence``)."""
     if evidence.not_checked is not None or not arc_scores:
-        return skipped_sentence(index, evidence)
+        return skipped_sentence(index, evidence, sentence)
     return SentenceScore(
         index,
         fmean(arc_scores),

@@ -70,5 +70,5 @@ class DAEChecker(MultiTaskChecker):
                     if v is not None:
                         arcs.append(ArcScore(s.index, k, v))
                         values.append(v)
-            sentences.append(arc_sentence_score(s.index, values, ev))
+            sentences.append(arc_sentence_score(s.index, values, ev, s))
         return pair_score(item.key, self, sentences, arcs)

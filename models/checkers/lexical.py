@@ -49,7 +49,7 @@ class LexicalArcChecker(OnePairAtATime):
         arcs: list[ArcScore] = []
         for n, sentence in enumerate(item.output.sentences):
             if not item.checkable(sentence):  # a bare "No.", a lead-in: nothing to check
-                sentences.append(skipped_sentence(sentence.index, Evidence((), "")))
+                sentences.append(skipped_sentence(sentence.index, Evidence((), ""), sentence))
                 continue
             values = [1.0 if arc.key in where else 0.0 for arc in sentence.arcs]
             arcs.extend(ArcScore(sentence.index, i, v) for i, v in enumerate(values))

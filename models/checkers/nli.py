@@ -484,7 +484,7 @@ class NLISentenceChecker:
         for s, ev in zip(item.output.sentences, plan.sentence_windows, strict=True):
             mine = [u for u, owner in enumerate(plan.owners) if owner == s.index]
             if not mine:
-                sentences.append(skipped_sentence(s.index, ev))
+                sentences.append(skipped_sentence(s.index, ev, s))
                 continue
             if s.index in plan.denies:
                 # A "No" is supported when the evidence contradicts what it denies (a two-way

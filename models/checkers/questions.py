@@ -32,15 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from models.checkers.base import (
-    NO_CONTENT,
     QA_REVISION,
     Grain,
     OnePairAtATime,
     PairInput,
     PairScore,
     SentenceScore,
-    lead_in,
     pair_score,
+    unchecked_reason,
 )
 from models.document import ParsedText, Sentence, Token
 from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, number_value
@@ -446,9 +445,10 @@ class QuestionChecker(OnePairAtATime):
                 # its names and figures are the question's: asking them says nothing of the answer
                 sentences.append(SentenceScore(sentence.index, None, not_checked=YES_NO))
                 continue
-            if lead_in(sentence):
-                # "Q3 results:", a table's header: it names what follows and states nothing
-                sentences.append(SentenceScore(sentence.index, None, not_checked=NO_CONTENT))
+            why = unchecked_reason(sentence) if sentence.arcs else None
+            if why is not None:
+                # "Q3 results:", a table's header, "Here is a summary:": nothing to ask about
+                sentences.append(SentenceScore(sentence.index, None, not_checked=why))
                 continue
             answers = _answers(judged[n])
             findings = sorted(  # conflicts first: what the editor must look at

@@ -50,7 +50,7 @@ class SupportChecker(MultiTaskChecker):
                     SentenceScore(s.index, value, None, ev.sentence_indices, ev.omitted)
                 )
             else:
-                sentences.append(skipped_sentence(s.index, ev))
+                sentences.append(skipped_sentence(s.index, ev, s))
         return pair_score(item.key, self, sentences)
 
 

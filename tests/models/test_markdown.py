@@ -128,14 +128,14 @@ def test_a_table_row_is_a_sentence_and_its_header_is_not_checked() -> None:
 
 
 def test_the_question_check_asks_nothing_of_a_header() -> None:
-    from models.checkers.base import PairInput
+    from models.checkers.base import LEAD_IN, PairInput
     from models.checkers.questions import QuestionChecker
     from models.parsing import parse
 
     source = parse("ACME Corp reported revenue of $4.2 billion. Cloud sales rose 31 percent.")
     (result,) = QuestionChecker().score([PairInput("t", source, parse(TABLE))])
     scores = {s.sentence: s for s in result.sentences}
-    assert scores[1].score is None and scores[1].not_checked == "no content arcs"
+    assert scores[1].score is None and scores[1].not_checked == LEAD_IN
     assert scores[3].score == 0.0  # 13 percent where the source says 31
 
 
