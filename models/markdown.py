@@ -42,8 +42,15 @@ _LINK = re.compile(r"\[[^\]\n]+\](\([^()\s]+(?:[ \t]+\"[^\"\n]*\")?\))")
 _CITATION = re.compile(r"[ \t]*\[(?:\d{1,3}(?:[ \t]*[,–-][ \t]*\d{1,3})*|\^[\w-]{1,20})\](?![(:])")
 #: A footnote's text at a line's start: "[^1]: Company filing."
 _FOOTNOTE = re.compile(r"[ \t]*\[\^[\w-]{1,20}\]:")
-#: A list mark: a bullet or dash, or a number, letter or roman numeral with "." or ")".
-LIST_MARK = r"[-–—•*·]|\(?(?:\d{1,3}|[a-zA-Z]|[ivx]{2,4})[.)]"
+#: A pictograph (an emoji, with its variation selector and joined parts): "✅", "🎉", "🏛️".
+PICTOGRAPH = (
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u2300-\u23ff]\ufe0f?"
+    "(?:\u200d[\U0001f000-\U0001faff\u2600-\u27bf]\ufe0f?)*"
+)
+_PICTOGRAPH = re.compile(PICTOGRAPH)
+#: A list mark: a bullet or dash, a number, letter or roman numeral with "." or ")", or a
+#: pictograph ("✅ The museum closes").
+LIST_MARK = rf"[-–—•*·]|\(?(?:\d{{1,3}}|[a-zA-Z]|[ivx]{{2,4}})[.)]|{PICTOGRAPH}"
 #: A bold label at a line's start, after any list mark: "**Closure:** …", "__Cost__: …".
 _LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?(?::\1|\1:)[ \t]+")
 
@@ -95,12 +102,13 @@ def heading_at(text: str, pos: int) -> bool:
 def inline(text: str) -> list[tuple[int, int]]:
     """The spans of the marks found the same in any part of a text (a sentence, a window),
     unlike a heading's signs, which belong to a line's start: the delimiters of emphasis, a
-    link's brackets and target ("[the report](https://…)" reads "the report"), and citation
-    marks ("rose 12 percent [1][2]", "31%.[^1]")."""
+    link's brackets and target ("[the report](https://…)" reads "the report"), citation marks
+    ("rose 12 percent [1][2]", "31%.[^1]") and pictographs ("✅", "🎉": decoration, not words)."""
     spans = []
     for m in _EMPHASIS.finditer(text):
         width = len(m.group(1))
         spans += [(m.start(), m.start() + width), (m.end() - width, m.end())]
+    spans += [m.span() for m in _PICTOGRAPH.finditer(text)]
     return sorted(spans + blanks(text))
 
 

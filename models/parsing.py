@@ -39,7 +39,7 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines5"
+SEGMENT_REVISION = "lines6"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
@@ -48,6 +48,8 @@ WRAP_SHARE = 0.75
 _LIST_MARK = re.compile(LIST_MARK)
 #: A line that starts with a list mark and a space ("a) mix it", "(ii) bake it", "- milk").
 _LIST_ITEM = re.compile(rf"(?:{LIST_MARK})[ \t]")
+#: ``Doc.user_data`` key: the tokens :func:`_cut` marked to continue a sentence.
+_GLUED = "factdesk_glued"
 _CLOSERS = "\"'”’)]»"
 _OPENERS = "\"'“‘«([-–—•*·"
 
@@ -138,7 +140,14 @@ def line_starts(doc: Any) -> list[int]:
 def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
     """Mark a doc's sentence starts before the parser runs: at its line breaks, or exactly at
     ``starts`` (character offsets of given sentences; each marks the first token at or after
-    it, every other token continues a sentence)."""
+    it, every other token continues a sentence). The tokens marked to continue a sentence are
+    kept in the doc's ``user_data`` (:func:`_convert` holds the parser to them)."""
+    _mark(doc, starts)
+    doc.user_data[_GLUED] = {t.i for t in doc if t.is_sent_start is False}
+    return doc
+
+
+def _mark(doc: Any, starts: Sequence[int] | None) -> None:
     if starts is None:
         lines = line_starts(doc)
         for i in lines:
@@ -173,13 +182,12 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
                     for t in doc[i + 1 : i + n + 1]:
                         t.is_sent_start = False
                     break
-        return doc
+        return
     words = [t for t in doc if not t.is_space]
     at = [t.idx for t in words]
     marked = {words[j].i for j in (bisect.bisect_left(at, o) for o in starts) if j < len(words)}
     for t in doc[1:]:
         t.is_sent_start = t.i in marked
-    return doc
 
 
 def parse(text: str) -> ParsedText:
@@ -242,11 +250,20 @@ def _convert(text: str, doc: Any) -> ParsedText:
         k = bisect.bisect_right(starts, t.idx) - 1
         return k >= 0 and t.idx + len(t.text) <= spans[k][1]
 
-    sentences: list[Sentence] = []
+    # the parser at times starts a sentence where _cut said none starts: such a piece joins the
+    # sentence before it (its own tree beside the other's)
+    glued = doc.user_data.get(_GLUED, set())
+    groups: list[list[Any]] = []
     for span in doc.sents:
         words = [t for t in span if not t.is_space]
         if not words:
             continue
+        if groups and words[0].i in glued:
+            groups[-1] += words
+        else:
+            groups.append(words)
+    sentences: list[Sentence] = []
+    for words in groups:
         local = {t.i: n for n, t in enumerate(words)}
         tokens = tuple(
             Token(

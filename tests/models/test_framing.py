@@ -62,6 +62,8 @@ def test_a_framing_phrase_before_a_claim_is_not_read() -> None:
     assert readable("Based on the provided text, the museum closes in March.") == (
         "the museum closes in March."
     )
-    assert readable("It rains. In summary, the shop stays open.") == "It rains. the shop stays open."
+    assert (
+        readable("It rains. In summary, the shop stays open.") == "It rains. the shop stays open."
+    )
     # a source the claim names is read: "according to the police" is part of the claim
     assert readable("According to the police, he fled.") == "According to the police, he fled."

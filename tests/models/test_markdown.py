@@ -178,3 +178,30 @@ def test_a_block_quotes_marks_stay_with_its_line() -> None:
         "A > B and 5 > 3.",
     ]
     assert all(">" not in a.head_text + a.child_text for a in doc.sentences[1].arcs)
+
+
+def test_the_parser_is_held_to_a_sentence_that_must_not_be_cut() -> None:
+    # spaCy's parser started a sentence at "The" though the label was marked to continue
+    (doc,) = parse_many(["**TL;DR:** The museum closes in March."])
+    assert [s.text for s in doc.sentences] == ["**TL;DR:** The museum closes in March."]
+    assert ("nsubj", "closes", "museum") in {
+        (a.label, a.head_text, a.child_text) for a in doc.sentences[0].arcs
+    }
+
+
+def test_a_pictograph_is_a_mark_and_a_list_mark() -> None:
+    text = "✅ The museum closes in March.\n❌ The shop closes.\n🏛️ Museum news: it reopens 🎉"
+    assert (
+        readable(text)
+        == " The museum closes in March.\n The shop closes.\n Museum news: it reopens "
+    )
+    (doc,) = parse_many([text])
+    # the parser alone made "❌" a sentence and gave "🏛" and "🎉" arcs
+    assert [s.text for s in doc.sentences] == [
+        "✅ The museum closes in March.",
+        "❌ The shop closes.",
+        "🏛️ Museum news: it reopens 🎉",
+    ]
+    words = {w for s in doc.sentences for a in s.arcs for w in (a.head_text, a.child_text)}
+    assert not words & {"✅", "❌", "🏛", "🏛️", "🎉"}
+    assert plain("It was 25°C → warm") == "It was 25°C → warm"  # symbols that carry meaning
