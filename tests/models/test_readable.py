@@ -84,3 +84,19 @@ def test_the_bundled_nli_model_reads_tokenized_and_ordinary_text_alike() -> None
     ordinary = model.predict([premise], [readable(written)])
     np.testing.assert_array_equal(tokenized, ordinary)
     assert int(np.argmax(ordinary[0])) == entailment_index(model.id2label)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("It has about 12.5k employees.", "It has about 12,500 employees."),
+        ("Revenue was $4.2B, up from $3.9bn.", "Revenue was $4.2 billion, up from $3.9 billion."),
+        ("It cost £40m and €1.2 tn.", "It cost £40 million and €1.2 trillion."),
+        ("A 140m bridge, 4.2b units, Q3 2024.", "A 140m bridge, 4.2b units, Q3 2024."),
+    ],
+)
+def test_a_figures_abbreviated_scale_is_written_out(written: str, read: str) -> None:
+    # "140m" may be metres and "4.2b" anything: a single letter other than "k" only after money
+    assert readable(written) == read
+    text, at = readable_map(written)
+    assert at[-1] == len(text)
