@@ -1,23 +1,25 @@
 """Markdown's marks in a text: the signs a writer formats with, not words.
 
 Machine-written text often comes as Markdown: "## Summary" above a list, "* **Closure:** The
-museum closes …", "says **Dana Ruiz**", a table of "| Revenue | $4.2 billion |" rows. Read as words, the marks misled every checker: the parser
-attached "##" as a noun ("## Summary" had content arcs and was marked "not found in the source",
-flagging a faithful summary), "**" as a subject, and it cut a bold label ("**Closure:**") off its
-item as a sentence of its own, so "Events move to the town library" was read without the
-"Education:" it belongs to.
+museum closes …", "says **Dana Ruiz**", a table of "| Revenue | $4.2 billion |" rows. Read as
+words, the marks misled every checker: the parser attached "##" as a noun ("## Summary" had
+content arcs and was marked "not found in the source", flagging a faithful summary), "**" as a
+subject, and it cut a bold label ("**Closure:**") off its item as a sentence of its own, so
+"Events move to the town library" was read without the "Education:" it belongs to.
 
 :func:`marks` finds a heading's ``#`` signs (with the spaces after them), the delimiters of
 emphasis (``**strong**``, ``__strong__``, ``*em*``), a link's brackets and target
-(``[text](url)``), citation marks (``[1]``, ``[^1]``), a block quote's ``>`` and a table's
-pipes and the rule below its header, as Markdown reads them: a delimiter opens
-before a non-space and closes after one, never inside a word, on one line. A censored word
-("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure (CNN/DailyMail's
-"# 200,000" for "£ 200,000") is no heading. What the models read drops them
-(:mod:`models.readable`: the inline marks; a heading's signs are known only in the whole text), the
-parser reads them as punctuation (no arc to or from a mark, :mod:`models.parsing`), a bold
-label stays with its item, and a heading that states nothing is not checked
-(:func:`models.checkers.base.lead_in`). The text shown and stored stays as written.
+(``[text](url)``), citation marks (``[1]``, ``[^1]``), pictographs ("✅", "🎉"), a block
+quote's ``>`` and a table's pipes and the rule below its header, as Markdown reads them: a
+delimiter opens before a non-space and closes after one, never inside a word, on one line. A
+censored word ("f***ing", "s ***") and arithmetic ("5 * 3") hold none, and a "#" before a figure
+(CNN/DailyMail's "# 200,000" for "£ 200,000") is no heading. What the models read drops the
+marks found the same in any part of a text (:func:`inline`, :mod:`models.readable`; a heading's
+signs are known only in the whole text), the parser reads them as punctuation or blanks (no arc
+to or from a mark, :mod:`models.parsing`), what leads a line stays with it (:func:`lead_end`), a
+table's row is one sentence, and a heading, a table's header or a footnote's text that states
+nothing is not checked (:func:`models.checkers.base.lead_in`). The text shown and stored stays
+as written.
 """
 
 from __future__ import annotations
@@ -140,6 +142,8 @@ def plain(text: str) -> str:
     """The text without its inline marks (:func:`inline`)."""
     out, last = [], 0
     for start, end in inline(text):
+        if start < last:
+            continue  # inside a mark already dropped
         out.append(text[last:start])
         last = end
     out.append(text[last:])
