@@ -27,8 +27,9 @@ _FRAMING = [
     # an interjection alone
     r"(?:sure|certainly|of course|absolutely|okay|ok|great question|good question)",
     # "Here's a summary of the article:", "Here are the key points:", "Below is a short summary:"
-    rf"(?:here(?:'s|’s| is| are)|below (?:is|are)|the following (?:is|are))\s+(?:(?:a|an|the|my|some|your)\s+)?"
-    rf"(?:\w+\s+){{0,3}}{_SUMMARY}(?:\s+of\s+(?:the|this|that|your)\s+(?:\w+\s+)?{_WORDS_OF_THE_TEXT})?"
+    r"(?:here(?:'s|’s| is| are)|below (?:is|are)|the following (?:is|are))\s+"
+    rf"(?:(?:a|an|the|my|some|your)\s+)?(?:\w+\s+){{0,3}}{_SUMMARY}"
+    rf"(?:\s+of\s+(?:the|this|that|your)\s+(?:\w+\s+)?{_WORDS_OF_THE_TEXT})?"
     r"(?:\s+\w+){0,3}\s*:",
     # "In summary:", "The article's key points:", "Summary of the text:"
     rf"(?:(?:in|a|the|my)\s+)?(?:(?:article|text|passage|document)(?:'s|’s)?\s+)?{_SUMMARY}"
@@ -48,7 +49,8 @@ _PREFIX = re.compile(
     r"|in summary|to summari[sz]e|to sum up|in short|in brief|in conclusion)\s*,\s*",
     re.IGNORECASE,
 )
-#: An interjection before a framing sentence: "Sure! Here's …" is one sentence to a parser at times.
+#: An interjection before a framing sentence ("Sure! Here's …" is one sentence to the parser at
+#: times).
 _OPENER = re.compile(r"(?:sure|certainly|of course|absolutely|okay|ok)[!.,]?\s+", re.IGNORECASE)
 
 

@@ -192,7 +192,10 @@ class OnePairAtATime:
 
 NO_CONTENT = "no content arcs"
 #: Why a lead-in (:func:`lead_in`) is not checked.
-LEAD_IN = "introduces what follows or cites (a lead-in, heading, table header, footnote): nothing to check"
+LEAD_IN = (
+    "introduces what follows or cites (a lead-in, heading, table header, footnote): "
+    "nothing to check"
+)
 #: Why an answer's own framing (:func:`models.framing.framing`) is not checked.
 FRAMING = 'the answer\'s own framing ("Here is a summary:", "I hope this helps"): nothing to check'
 _VERBS = ("VERB", "AUX")
