@@ -21,6 +21,7 @@ from app.settings import DEFAULT_KEYS, THRESHOLD
 from app.store import Change, JudgmentKey, JudgmentValue, Project
 from app.store.findings import QUESTIONS, conflicts, finding_lines
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
+from models.reasons import NOTHING_TO_CHECK
 
 if TYPE_CHECKING:
     from app.review.adjudication import ItemVotes
@@ -42,6 +43,9 @@ class Unit:
     score: float | None
     title: str
     number: int | None = None  # arc number or sentence index
+    #: a sentence that states nothing to check ("Here is a summary:", "## Key points"): the
+    #: keyboard passes over it (a click still selects it)
+    passive: bool = False
 
 
 class JudgingController(QObject):
@@ -132,6 +136,7 @@ class JudgingController(QObject):
         self.ais_stage = 1
         self.unit = 0
         self.build_units()
+        self.unit = self._active(0, +1) or 0
         self.redraw()
 
     def reload_pair(self) -> None:
@@ -288,10 +293,30 @@ class JudgingController(QObject):
                     self.sentence_state(s.id)[1],
                     f"sentence {s.idx + 1} of {len(b.sentences)}",
                     s.idx,
+                    self._states_nothing(s.id),
                 )
                 for s in b.sentences
             ]
         self.unit = max(0, min(self.unit, len(self.units) - 1))
+
+    def _states_nothing(self, sid: int) -> bool:
+        """Whether the shown checker found that a sentence states nothing to check (not one it
+        could not read: that one the editor must judge). Never in blind mode: the model's
+        reading stays hidden there."""
+        sc = self.scores()
+        row = None if sc is None or self.blind else sc[1].get(sid)
+        return row is not None and row.not_checked in NOTHING_TO_CHECK
+
+    def _active(self, start: int, step: int) -> int | None:
+        """The first unit from ``start`` in direction ``step`` that the keyboard stops at (every
+        unit when all are passive), or None."""
+        stops = [u for u in self.units if not u.passive] or self.units
+        i = start
+        while 0 <= i < len(self.units):
+            if self.units[i] in stops:
+                return i
+            i += step
+        return None
 
     def current_unit(self) -> Unit | None:
         return self.units[self.unit] if 0 <= self.unit < len(self.units) else None
@@ -603,15 +628,17 @@ class JudgingController(QObject):
             self.redraw()
 
     def next_item(self) -> None:
-        if self.unit + 1 < len(self.units):
-            self.unit += 1
+        following = self._active(self.unit + 1, +1)
+        if following is not None:
+            self.unit = following
             self.redraw()
         elif not self._step(+1):
             self.redraw()
 
     def prev_item(self) -> None:
-        if self.unit > 0:
-            self.unit -= 1
+        before = self._active(self.unit - 1, -1)
+        if before is not None:
+            self.unit = before
             self.redraw()
         else:
             self.prev_pair(last=True)
@@ -622,7 +649,7 @@ class JudgingController(QObject):
     def prev_pair(self, last: bool = False) -> None:
         self._step(-1)
         if last and self.units:
-            self.unit = len(self.units) - 1
+            self.unit = self._active(len(self.units) - 1, -1) or 0
             self.redraw()
 
     def _step(self, step: int) -> bool:

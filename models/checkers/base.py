@@ -19,6 +19,7 @@ from models.errors import Cancelled
 from models.evidence import Evidence
 from models.framing import framing
 from models.markdown import emphasised_whole, footnote, plain, table_header
+from models.reasons import FRAMING, LEAD_IN, NO_CONTENT
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -190,14 +191,6 @@ class OnePairAtATime:
         raise NotImplementedError
 
 
-NO_CONTENT = "no content arcs"
-#: Why a lead-in (:func:`lead_in`) is not checked.
-LEAD_IN = (
-    "introduces what follows or cites (a lead-in, heading, table header, footnote): "
-    "nothing to check"
-)
-#: Why an answer's own framing (:func:`models.framing.framing`) is not checked.
-FRAMING = 'the answer\'s own framing ("Here is a summary:", "I hope this helps"): nothing to check'
 _VERBS = ("VERB", "AUX")
 
 

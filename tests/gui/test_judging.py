@@ -109,3 +109,63 @@ def test_arc_level_units_follow_the_threshold(judging) -> None:  # type: ignore[
     assert c.units and all(u.key.target == "arc" for u in c.units)
     assert c.select_arc(c.units[-1].key.arc_id or -1)
     assert c.current_unit() == c.units[-1]
+
+
+CHAT = {
+    "id": "chat",
+    "source": "The museum will close for renovation from 1 March to 30 June. The shop stays "
+    "open online.",
+    "output": "Sure! Here's a summary of the article:\n\nThe museum closes from March to June. "
+    "The shop stays open online.\n\nI hope this helps!",
+}
+
+
+@pytest.fixture
+def chat(qapp: QApplication, tmp_path: Path) -> Iterator[JudgingController]:
+    from app.analysis import analyze
+    from app.io.importer import import_file
+    from models.registry import load_checker
+    from tests.conftest import write_jsonl
+
+    project = Project.create(tmp_path / "chat.factdesk")
+    following = {**CHAT, "id": "next", "output": CHAT["output"].replace("Sure! ", "")}
+    import_file(project, write_jsonl(tmp_path / "chat.jsonl", [CHAT, following]))
+    analyze(project, [load_checker("lexical")])
+    c = JudgingController()
+    c.attach(project)
+    names = project.checker_names()
+    c.set_checker("lexical", project.current_versions()["lexical"], names["lexical"])
+    ids = [r.output_id for r in project.pair_rows()]
+    c.step_pair = Navigator(c, ids)
+    c.show_pair(ids[0])
+    yield c
+    c.detach()
+    project.close()
+
+
+def test_the_keyboard_passes_over_sentences_that_state_nothing(chat) -> None:  # type: ignore[no-untyped-def]
+    c = chat
+    assert c.bundle is not None
+    texts = [s.text for s in c.bundle.sentences]
+    assert texts[0] == "Sure!" and texts[-1] == "I hope this helps!"
+
+    def at() -> str:
+        unit = c.current_unit()
+        assert unit is not None and c.bundle is not None
+        return f"{c.bundle.output.external_id}:{c.bundle.sentences[unit.number].text}"
+
+    # the pair opens on its first claim, not on "Sure!" or the framing line
+    assert at() == "chat:The museum closes from March to June."
+    c.next_item()
+    assert at() == "chat:The shop stays open online."
+    c.next_item()  # "I hope this helps!" is passed over: the next pair's first claim
+    assert at() == "next:The museum closes from March to June."
+    c.prev_item()  # back to the last claim of the pair before
+    assert at() == "chat:The shop stays open online."
+    # a click still selects such a sentence, to judge it if the editor wants
+    c.select_sentence(0)
+    assert at() == "chat:Sure!"
+    # in blind mode the model's reading is hidden: every sentence is a stop
+    c.set_blind(True)
+    c.show_pair(c.bundle.output.id)
+    assert at() == "chat:Sure!"
