@@ -310,10 +310,10 @@ class JudgingController(QObject):
     def _active(self, start: int, step: int) -> int | None:
         """The first unit from ``start`` in direction ``step`` that the keyboard stops at (every
         unit when all are passive), or None."""
-        stops = [u for u in self.units if not u.passive] or self.units
+        every = all(u.passive for u in self.units)
         i = start
         while 0 <= i < len(self.units):
-            if self.units[i] in stops:
+            if every or not self.units[i].passive:
                 return i
             i += step
         return None
