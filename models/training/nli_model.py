@@ -32,7 +32,9 @@ call), the bundled model was trained in three steps:
 2. there: ``--base <unpacked> --mix mix.jsonl.xz --device cuda --lora 32 --lr 4e-4
    --batch-size 64 --epochs 3 --minutes N --torch-eval --no-export`` (``--resume`` with a larger
    ``--minutes`` goes on); it returns ``OUT/adapter`` (24 MB: the low-rank matrices, biases,
-   layer norms and head, :mod:`models.training.lora`) and the torch held-out figures;
+   layer norms and head, :mod:`models.training.lora`) and the torch held-out figures. The
+   adapter (and ``OUT/heads``) is rewritten at every checkpoint, so a run stopped at the
+   machine's time limit still leaves what it learnt so far;
 3. here: ``--base <the same unpacked pack> --adapter ADAPTER --install resources/models/nli``
    merges the adapter into the base it trained on, exports and scores the held-out sets through
    the app's runtime.
@@ -360,7 +362,7 @@ def train(
     planned = len(batches) if max_steps is None else min(max_steps, len(batches))
     model = build_classifier(base_dir)
     if lora_rank:
-        from models.training.lora import add_lora
+        from models.training.lora import add_lora, save_adapter
 
         add_lora(model, lora_rank)
     if freeze_layers:
@@ -429,6 +431,9 @@ def train(
         for group in opt.param_groups:
             group["lr"] = lr * factor
 
+    def progress() -> dict[str, Any]:
+        return {"steps": state["step"], "pairs_seen": state["seen"], "dev": state["dev"]}
+
     def checkpoint() -> None:
         logits = predict_logits(model, dev_items, bf16=bf16, device=device)
         acc = accuracy_of(logits, dev_items)
@@ -451,6 +456,13 @@ def train(
             ckpt_dir / "last.pt",
             {"model": model.state_dict(), "optimizer": opt.state_dict(), "state": state, **heads},
         )
+        if lora_rank:
+            # the small files that come back from a lent machine, also when its run is stopped
+            save_adapter(
+                model, out_dir / "adapter", {"kind": KIND, "base": str(base_dir), **progress()}
+            )
+        if arc is not None:
+            arc.save(out_dir / "heads", {"with_nli": True, **progress()})
         log(
             f"checkpoint step {state['step']}/{state['total']}  dev accuracy {acc:.4f} "
             f"(best {state['best']:.4f}){arc_note}  "
@@ -511,7 +523,7 @@ def train(
         }
         arc.save(out_dir / "heads", {"with_nli": True, **arc_record})
     if lora_rank:
-        from models.training.lora import merge_lora, save_adapter
+        from models.training.lora import merge_lora
 
         save_adapter(model, out_dir / "adapter", {"kind": KIND, "base": str(base_dir)})
         merge_lora(model)

@@ -116,6 +116,39 @@ def test_the_heads_train_with_the_encoder_and_come_back_alone(tmp_path: Path) ->
     assert lora and any(not torch.allclose(with_arcs[k], without[k]) for k in lora)
 
 
+def test_a_run_stopped_after_a_checkpoint_leaves_its_adapter_and_heads(tmp_path: Path) -> None:
+    """On a lent machine a run may be stopped at its time limit: the small files that come back
+    are written at every checkpoint, not only at the end."""
+    from models.training.arc_task import read_heads
+    from models.training.lora import read_adapter
+
+    class Stopped(Exception):
+        pass
+
+    def stop_at_checkpoint(line: str) -> None:
+        if line.startswith("checkpoint step"):
+            raise Stopped
+
+    base = _classifier_dir(tmp_path / "base")
+    heads = _heads_dir(tmp_path / "heads")
+    with pytest.raises(Stopped):
+        _run(
+            base,
+            tmp_path / "run",
+            arc_examples=_examples(),
+            arc_heads=heads,
+            max_steps=None,
+            checkpoint_minutes=0.0,
+            log=stop_at_checkpoint,
+        )
+    manifest, tensors = read_adapter(tmp_path / "run" / "adapter")
+    assert manifest["steps"] >= 1 and manifest["pairs_seen"] == 4 * manifest["steps"]
+    assert any("lora_A" in k for k in tensors)
+    config, trained = read_heads(tmp_path / "run" / "heads")
+    assert config["training"]["steps"] == manifest["steps"]
+    assert set(trained) == set(read_heads(heads)[1])
+
+
 def test_the_trained_heads_join_the_nli_graph(tmp_path: Path) -> None:
     """shared_encoder takes the heads that came back, as it takes nli_heads' output."""
     pytest.importorskip("onnx")
