@@ -18,8 +18,10 @@ marks found the same in any part of a text (:func:`inline`, :mod:`models.readabl
 signs are known only in the whole text), the parser reads them as punctuation or blanks (no arc
 to or from a mark, :mod:`models.parsing`), what leads a line stays with it (:func:`lead_end`), a
 table's row is one sentence, and a heading, a table's header or a footnote's text that states
-nothing is not checked (:func:`models.checkers.base.lead_in`). The text shown and stored stays
-as written.
+nothing is not checked (:func:`models.checkers.base.lead_in`). A fenced code block (```` ``` ````
+or ``~~~`` to the closing fence) is one sentence, not checked: a command or a template states
+nothing about the source (:func:`code_block_end`). An arrow between words joins them ("Cafe →
+stays open" is one sentence, :data:`ARROW`). The text shown and stored stays as written.
 """
 
 from __future__ import annotations
@@ -55,6 +57,37 @@ _PICTOGRAPH = re.compile(PICTOGRAPH)
 LIST_MARK = rf"[-–—•*·]|\(?(?:\d{{1,3}}|[a-zA-Z]|[ivx]{{2,4}})[.)]|{PICTOGRAPH}"
 #: A bold label at a line's start, after any list mark: "**Closure:** …", "__Cost__: …".
 _LABEL = re.compile(rf"[ \t]*(?:(?:{LIST_MARK})[ \t]+)?(\*\*|__)[^\n*_]{{1,60}}?(?::\1|\1:)[ \t]+")
+
+
+#: A fenced code block's opening line: three or more backticks (no backtick after them: that is
+#: inline code) or tildes, and any info string ("```python").
+_FENCE = re.compile(r"(?m)[ \t]{0,3}(`{3,}(?=[^`\n]*$)|~{3,})[^\n]*")
+#: An arrow between words ("Cafe → stays open", "$3M -> $4M"): it joins, it ends nothing.
+ARROW = r"[→⟶➔➜⇒]|-{1,2}>|=>"
+
+
+def code_block_end(text: str, line_start: int) -> int | None:
+    """Where the fenced code block that opens at ``line_start`` ends: after its closing fence (the
+    same sign, at least as many, alone on its line), or at the text's end when none closes it;
+    None when no fence opens there."""
+    m = _FENCE.match(text, line_start)
+    if m is None:
+        return None
+    sign, width = m.group(1)[0], len(m.group(1))
+    closing = re.compile(rf"(?m)[ \t]{{0,3}}{re.escape(sign)}{{{width},}}[ \t]*$")
+    pos = text.find("\n", m.end())
+    while pos >= 0:
+        c = closing.match(text, pos + 1)
+        if c is not None:
+            return c.end()
+        pos = text.find("\n", pos + 1)
+    return len(text)
+
+
+def code_block(text: str) -> bool:
+    """Whether a sentence is a fenced code block (a command, a template, a program's text: not a
+    claim about the source)."""
+    return _FENCE.match(text.lstrip("\n")) is not None
 
 
 def marks(text: str) -> list[tuple[int, int]]:

@@ -23,9 +23,11 @@ from models.arcs import extract_arcs
 from models.document import ParsedText, Sentence, Token
 from models.errors import Cancelled, ModelNotFoundError
 from models.markdown import (
+    ARROW,
     LIST_MARK,
     blanks,
     closers,
+    code_block_end,
     heading_at,
     lead_end,
     marks,
@@ -39,7 +41,7 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines6"
+SEGMENT_REVISION = "lines7"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
@@ -48,6 +50,7 @@ WRAP_SHARE = 0.75
 _LIST_MARK = re.compile(LIST_MARK)
 #: A line that starts with a list mark and a space ("a) mix it", "(ii) bake it", "- milk").
 _LIST_ITEM = re.compile(rf"(?:{LIST_MARK})[ \t]")
+_ARROW = re.compile(ARROW)
 #: ``Doc.user_data`` key: the tokens :func:`_cut` marked to continue a sentence.
 _GLUED = "factdesk_glued"
 _CLOSERS = "\"'”’)]»"
@@ -131,6 +134,7 @@ def line_starts(doc: Any) -> list[int]:
                 or after in _OPENERS
                 or _LIST_ITEM.match(doc.text, doc[t.i + 1].idx) is not None
                 or heading_at(doc.text, doc[t.i + 1].idx)
+                or code_block_end(doc.text, doc[t.i + 1].idx) is not None
             )
         ):
             out.append(t.i + 1)
@@ -157,19 +161,40 @@ def _mark(doc: Any, starts: Sequence[int] | None) -> None:
         for a, b in closers(doc.text):
             for k in range(bisect.bisect_left(at, a), bisect.bisect_left(at, b)):
                 doc[k].is_sent_start = False
+        # an arrow joins what it stands between ("Cafe → stays open")
+        for t in doc[1:]:
+            if _ARROW.fullmatch(t.text):
+                t.is_sent_start = False
+                if t.i + 1 < len(doc):
+                    doc[t.i + 1].is_sent_start = False
         # a list mark starts its item's sentence, never one of its own ("-", "2.", "(b)"), and
         # a heading's signs or a bold label ("**Closure:** The museum closes …") stay with what
         # they lead
+        block_end = -1
         for i in [0, *lines]:
+            if i >= len(doc) or doc[i].idx < block_end:
+                continue  # a line inside a code block
+            # a fenced code block is one sentence, and what follows it starts another
+            end = code_block_end(doc.text, doc[i].idx)
+            if end is not None:
+                block_end = end
+                after = [t for t in doc[i + 1 :] if t.idx >= end and not t.is_space]
+                for t in doc[i + 1 :]:
+                    if t.idx >= end:
+                        break
+                    t.is_sent_start = False
+                if after:
+                    after[0].is_sent_start = True
+                continue
             # a table's row is one sentence (its header one with the rule below it)
-            end = table_row_end(doc.text, doc[i].idx) if i < len(doc) else None
+            end = table_row_end(doc.text, doc[i].idx)
             if end is not None:
                 for t in doc[i + 1 :]:
                     if t.idx >= end:
                         break
                     t.is_sent_start = False
                 continue
-            end = lead_end(doc.text, doc[i].idx) if i < len(doc) else None
+            end = lead_end(doc.text, doc[i].idx)
             if end is not None:
                 for t in doc[i + 1 :]:
                     if t.idx > end:

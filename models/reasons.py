@@ -15,5 +15,7 @@ LEAD_IN = (
 )
 #: Why an answer's own framing (:func:`models.framing.framing`) is not checked.
 FRAMING = 'the answer\'s own framing ("Here is a summary:", "I hope this helps"): nothing to check'
+#: Why a fenced code block (:func:`models.markdown.code_block`) is not checked.
+CODE = "code or a template (a fenced block): nothing to check"
 #: The reasons of a sentence that states nothing to check.
-NOTHING_TO_CHECK = frozenset({NO_CONTENT, LEAD_IN, FRAMING})
+NOTHING_TO_CHECK = frozenset({NO_CONTENT, LEAD_IN, FRAMING, CODE})

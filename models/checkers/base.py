@@ -18,8 +18,8 @@ from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
 from models.framing import framing
-from models.markdown import emphasised_whole, footnote, plain, table_header
-from models.reasons import FRAMING, LEAD_IN, NO_CONTENT
+from models.markdown import code_block, emphasised_whole, footnote, plain, table_header
+from models.reasons import CODE, FRAMING, LEAD_IN, NO_CONTENT
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -29,8 +29,9 @@ Grain = Literal["arc", "sentence"]
 #: Part of every checker's version since answers are read with their question: a project
 #: analysed before re-scores once (pairs without a question get the same scores as before).
 #: ``qa2``: a lead-in ("Key points:") is not checked (:func:`has_content`); ``qa3``: nor a
-#: heading that states nothing ("## Summary", a line in bold: :mod:`models.markdown`).
-QA_REVISION = "qa3"
+#: heading that states nothing ("## Summary", a line in bold: :mod:`models.markdown`); ``qa4``:
+#: nor a fenced code block.
+QA_REVISION = "qa4"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +213,10 @@ def has_content(sentence: Sentence) -> bool:
 def unchecked_reason(sentence: Sentence) -> str | None:
     """Why a sentence states nothing to check (None: it has content arcs and states something):
     no content arcs, a lead-in (:func:`lead_in`) or the answer's own framing
-    (:func:`models.framing.framing`)."""
+    (:func:`models.framing.framing`); a fenced code block (:func:`models.markdown.code_block`)
+    says so before anything else."""
+    if code_block(sentence.text):
+        return CODE
     if not sentence.arcs:
         return NO_CONTENT
     if lead_in(sentence):

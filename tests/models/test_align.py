@@ -89,7 +89,7 @@ def test_exact_copy_is_supported_and_new_word_is_marked(tiny_aligner: Path) -> N
     sentence = parsing.parse("The committee approved the budget on Zanzibar.").sentences[0]
     weakest = min(changed.arcs, key=lambda a: a.score)
     assert sentence.arcs[weakest.arc].child_text == "Zanzibar"
-    assert checker.name == "align:" + tiny_aligner.name and checker.version == "tiny+qa3+alone1"
+    assert checker.name == "align:" + tiny_aligner.name and checker.version == "tiny+qa4+alone1"
 
 
 def test_evidence_is_the_source_sentence_with_the_match(tiny_aligner: Path) -> None:

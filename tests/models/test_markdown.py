@@ -205,3 +205,50 @@ def test_a_pictograph_is_a_mark_and_a_list_mark() -> None:
     words = {w for s in doc.sentences for a in s.arcs for w in (a.head_text, a.child_text)}
     assert not words & {"✅", "❌", "🏛", "🏛️", "🎉"}
     assert plain("It was 25°C → warm") == "It was 25°C → warm"  # symbols that carry meaning
+
+
+CODE = (
+    "To request a refund, send your booking number:\n\n"
+    "```text\nTo: refunds office\nBooking: <your number>\n```\n"
+    "Refunds arrive within 14 days."
+)
+
+
+def test_a_fenced_code_block_is_one_sentence_and_not_checked() -> None:
+    from models.checkers.base import CODE as CODE_REASON
+    from models.checkers.base import PairInput, unchecked_reason
+    from models.checkers.questions import QuestionChecker
+
+    (doc,) = parse_many([CODE])
+    assert [s.text for s in doc.sentences] == [
+        "To request a refund, send your booking number:",
+        "```text\nTo: refunds office\nBooking: <your number>\n```",
+        "Refunds arrive within 14 days.",
+    ]
+    block = doc.sentences[1]
+    assert unchecked_reason(block) == CODE_REASON and not has_content(block)
+    assert unchecked_reason(doc.sentences[2]) is None
+    # no checker asks about what the block holds
+    source = parse_many(["Visitors send their booking number to the refunds office."])[0]
+    (result,) = QuestionChecker().score([PairInput("c", source, doc)])
+    assert {s.sentence: s.not_checked for s in result.sentences}[1] == CODE_REASON
+
+
+def test_fences_inline_code_and_an_unclosed_block() -> None:
+    from models.markdown import code_block, code_block_end
+
+    assert code_block_end(CODE, CODE.index("```")) == CODE.rindex("```") + 3
+    assert code_block_end("~~~\nrm -rf build\n", 0) == len("~~~\nrm -rf build\n")  # never closed
+    assert code_block_end("Run ```make``` first.", 4) is None  # inline code: no fence
+    assert code_block_end("```\na\n``\nb\n```", 0) == len("```\na\n``\nb\n```")  # "``" closes none
+    assert code_block("```\nx = 1\n```") and not code_block("The ``` sign.")
+
+
+def test_an_arrow_joins_what_it_stands_between() -> None:
+    # the parser alone cut "Cafe" off its arrow after a paragraph ending without a full stop
+    (doc,) = parse_many(["Booking: <your number>\n\nCafe → stays open. Shop -> closes at 5."])
+    assert [s.text for s in doc.sentences] == [
+        "Booking: <your number>",
+        "Cafe → stays open.",
+        "Shop -> closes at 5.",
+    ]
