@@ -41,7 +41,7 @@ _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`); part of
 #: :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines7"
+SEGMENT_REVISION = "lines8"
 #: The longest line of a hard-wrapped text is this long (characters) ...
 WRAP_WIDTHS = (40, 100)
 #: ... and at least this share of them are too full to take the next line's first word.
@@ -146,9 +146,34 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
     ``starts`` (character offsets of given sentences; each marks the first token at or after
     it, every other token continues a sentence). The tokens marked to continue a sentence are
     kept in the doc's ``user_data`` (:func:`_convert` holds the parser to them)."""
+    _split_figure_stops(doc)
     _mark(doc, starts)
     doc.user_data[_GLUED] = {t.i for t in doc if t.is_sent_start is False}
     return doc
+
+
+#: A figure's abbreviated scale with the full stop after it, which spaCy's tokenizer keeps in one
+#: token as if it were an abbreviation ("$4.2B.", "£40m." as "40" "m.").
+_FIGURE_STOP = re.compile(r"(?:\d[\d.,]*)?(?:[kKmMbBtT]|bn|BN|tn)\.")
+
+
+def _split_figure_stops(doc: Any) -> None:
+    """Split the full stop off a figure's abbreviated scale before a capitalised word
+    ("It raised $40M. The round …"): kept in the token, it hid the sentence's end, and the
+    parser read the two sentences as one."""
+    found = [
+        t
+        for t in doc[:-1]
+        if _FIGURE_STOP.fullmatch(t.text)
+        and (t.text[0].isdigit() or (t.i > 0 and t.nbor(-1).like_num))
+        and t.whitespace_
+        and t.nbor().text[:1].isupper()
+    ]
+    if not found:
+        return
+    with doc.retokenize() as retokenizer:
+        for t in found:
+            retokenizer.split(t, [t.text[:-1], "."], heads=[(t, 0), (t, 0)])
 
 
 def _mark(doc: Any, starts: Sequence[int] | None) -> None:

@@ -99,3 +99,19 @@ def test_given_sentence_starts_are_kept_whatever_the_parser_would_cut() -> None:
         "Pool to close\nThe council voted",
         "on Monday. It opened in 1931.",
     ]
+
+
+def test_a_figure_with_an_abbreviated_scale_ends_its_sentence() -> None:
+    # spaCy's tokenizer kept the full stop in "$40M." as in an abbreviation: one sentence
+    text = "It raised $40M. The round was led by Acme. The plant cost £40m. It opens in May."
+    assert texts(text) == [
+        "It raised $40M.",
+        "The round was led by Acme.",
+        "The plant cost £40m.",
+        "It opens in May.",
+    ]
+    # the figure is a token of its own, the stop another
+    (doc,) = parse_many(["Revenue rose to $4.2B. Profit fell."])
+    assert [t.text for t in doc.sentences[0].tokens] == ["Revenue", "rose", "to", "$", "4.2B", "."]
+    # before a lower-case word the stop may be an abbreviation's: left as it is
+    assert texts("The plant cost £40m. it said.") == ["The plant cost £40m. it said."]
