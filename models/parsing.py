@@ -203,28 +203,20 @@ def _mark(doc: Any, starts: Sequence[int] | None) -> None:
             end = code_block_end(doc.text, doc[i].idx)
             if end is not None:
                 block_end = end
-                after = [t for t in doc[i + 1 :] if t.idx >= end and not t.is_space]
-                for t in doc[i + 1 :]:
-                    if t.idx >= end:
-                        break
-                    t.is_sent_start = False
-                if after:
-                    after[0].is_sent_start = True
+                k = _hold(doc, i, end)
+                while k < len(doc) and doc[k].is_space:
+                    k += 1
+                if k < len(doc):
+                    doc[k].is_sent_start = True
                 continue
             # a table's row is one sentence (its header one with the rule below it)
             end = table_row_end(doc.text, doc[i].idx)
             if end is not None:
-                for t in doc[i + 1 :]:
-                    if t.idx >= end:
-                        break
-                    t.is_sent_start = False
+                _hold(doc, i, end)
                 continue
             end = lead_end(doc.text, doc[i].idx)
             if end is not None:
-                for t in doc[i + 1 :]:
-                    if t.idx > end:
-                        break
-                    t.is_sent_start = False
+                _hold(doc, i, end + 1)  # the first word after the lead too
             for n in (3, 2, 1):
                 if i + n < len(doc) and _LIST_MARK.fullmatch(
                     "".join(t.text for t in doc[i : i + n])
@@ -238,6 +230,16 @@ def _mark(doc: Any, starts: Sequence[int] | None) -> None:
     marked = {words[j].i for j in (bisect.bisect_left(at, o) for o in starts) if j < len(words)}
     for t in doc[1:]:
         t.is_sent_start = t.i in marked
+
+
+def _hold(doc: Any, i: int, end: int) -> int:
+    """Mark the tokens after ``doc[i]`` that start before character ``end`` to continue its
+    sentence; the index of the first token at or after ``end``."""
+    k = i + 1
+    while k < len(doc) and doc[k].idx < end:
+        doc[k].is_sent_start = False
+        k += 1
+    return k
 
 
 def parse(text: str) -> ParsedText:
