@@ -15,7 +15,9 @@ the model judges the rest of the claim. A comparison that no pair of figures bea
 number the source states itself, is left as written, for the model to judge.
 
 :func:`read_figures` is what the NLI checker reads for a claim: its comparisons restated, then
-its hedged figures put as the source states them (:func:`models.figures.restate_figures`).
+its hedged figures put as the source states them (:func:`models.figures.restate_figures`);
+:func:`read_against` ranks the source sentences for it, as every checker on the NLI model's
+encoder does (the arc and support heads read the same rewrite).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from models.evidence import text_relevance
 from models.figures import (
     DIGITS_PATTERN,
     FRACTION_PATTERN,
@@ -562,3 +565,10 @@ def read_figures(
     derived = restate_derived(claim, source_sentences, preference)
     figures = restate_figures(derived.text, source_sentences, preference)
     return Restated(figures.text, figures.changes, derived.compared)
+
+
+def read_against(claim: str, source_sentences: Sequence[str]) -> Restated:
+    """:func:`read_figures` with the source sentences ranked by the share of the claim's terms
+    they hold (:func:`models.evidence.text_relevance`): what the NLI model and the arc and
+    support heads read for a claim."""
+    return read_figures(claim, source_sentences, text_relevance(source_sentences, claim))

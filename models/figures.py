@@ -305,6 +305,9 @@ def restate_figures(
     source order when None), the closest value among that sentence's. An exact figure, or a
     hedge that no source figure satisfies, stays as it is. A share written as words ("seven in
     ten", "nearly half") becomes the source's percentage, with "of" where a noun follows it.
+    A figure stays as written when that source sentence also has a figure of the same kind and
+    unit that the hedge does not hold for and that is as near to it: "up to 65 km of range"
+    against "85 km on the lowest setting and 45 km on the highest" is not read as 45 km.
     """
     said = [f for f in find_figures(claim) if f.hedge is not None]
     if not said:
@@ -324,7 +327,17 @@ def restate_figures(
         ]
         if not fits:
             continue
-        _, best = min(fits, key=lambda ks: (-rank[ks[0]], abs(ks[1].value - f.value), ks[0]))
+        k, best = min(fits, key=lambda ks: (-rank[ks[0]], abs(ks[1].value - f.value), ks[0]))
+        gap = abs(best.value - f.value)
+        if any(
+            j == k and s.kind == f.kind and not holds(f, s) and abs(s.value - f.value) <= gap
+            for j, s, u in stated
+            if unit is None or u is None or unit == u
+        ):
+            # that sentence has a figure the claim's is as near to and does not hold for ("up
+            # to 65 km" beside "85 km on the lowest setting, 45 on the highest"): which one the
+            # claim means is not clear, so it is left for the model to judge as written
+            continue
         # the source's words for it, its own hedge included ("about 2 million" stays hedged)
         new = best.text
         if f.kind == "share":

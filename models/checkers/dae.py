@@ -22,7 +22,7 @@ from models.checkers.base import (
     arc_sentence_score,
     pair_score,
 )
-from models.checkers.multitask import MultiTaskChecker, claim_slots
+from models.checkers.multitask import MultiTaskChecker, Reading
 from models.document import Sentence
 from models.evidence import Evidence
 
@@ -48,27 +48,23 @@ class DAEChecker(MultiTaskChecker):
     grain: Grain = "arc"
 
     def assemble(
-        self, item: PairInput, windows: Sequence[Evidence], preds: dict[int, Prediction]
+        self,
+        item: PairInput,
+        windows: Sequence[Evidence],
+        preds: dict[int, tuple[Reading, Prediction]],
     ) -> PairScore:
         sentences, arcs = [], []
         for s, ev in zip(item.output.sentences, windows, strict=True):
             values: list[float] = []
-            claim = item.claim(s.index)
-            if s.index in preds and claim is not None and claim.denies is not None:
-                # A "No": each arc of the denied claim entailed counts against it.
-                values = [1.0 - v for v in preds[s.index][0] if v is not None]
-            elif s.index in preds and claim is not None:
-                probs = preds[s.index][0]
-                _, placed = claim_slots(claim, s)
-                for k, slot in enumerate(placed):
+            if s.index in preds:
+                read, (probs, _support) = preds[s.index]
+                values = [v for v in (probs[k] for k in read.own) if v is not None]
+                claim = item.claim(s.index)
+                if claim is not None and claim.denies is not None:
+                    # A "No": each arc of the denied claim entailed counts against it.
+                    values = [1.0 - v for v in values]
+                for k, slot in enumerate(read.placed):
                     if slot is not None and probs[slot] is not None:
                         arcs.append(ArcScore(s.index, k, probs[slot]))  # type: ignore[arg-type]
-                own = probs[: len(claim.parsed.arcs)]
-                values = [v for v in own if v is not None]
-            elif s.index in preds:
-                for k, v in enumerate(preds[s.index][0]):
-                    if v is not None:
-                        arcs.append(ArcScore(s.index, k, v))
-                        values.append(v)
             sentences.append(arc_sentence_score(s.index, values, ev, s))
         return pair_score(item.key, self, sentences, arcs)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,8 @@ from models.checkers.base import (
     pair_score,
 )
 from models.checkers.dae import DAEChecker
-from models.encoding import ArcSlot
+from models.checkers.multitask import Reading
+from models.document import Sentence
 from models.evidence import Evidence
 
 REVISION = "ablation1"
@@ -50,11 +52,9 @@ class SourceRemoved(DAEChecker):
     display_name = "arc entailment without the source"
 
     @staticmethod
-    def job(
-        item: PairInput, sentence: object, evidence: Evidence
-    ) -> tuple[str, str, tuple[ArcSlot, ...]]:
-        _source, text, slots = DAEChecker.job(item, sentence, evidence)  # type: ignore[arg-type]
-        return ("", text, slots)
+    def reading(item: PairInput, sentence: Sentence, evidence: Evidence) -> Reading:
+        read = DAEChecker.reading(item, sentence, evidence)
+        return replace(read, job=("", *read.job[1:]))
 
 
 def _logit(p: float) -> float:

@@ -12,11 +12,20 @@ the claim's arcs followed by the sentence's own arcs where the claim copies thei
 pass gives the claim's support, the claim's arc scores (the sentence's DAE score) and the
 scores of the sentence's own arcs. A "No" is scored as the denial of the claim it denies: one
 minus that claim's support and arc scores (:attr:`models.claims.Claim.denies`).
+
+What is read is rewritten as the NLI checker rewrites it (:func:`models.derived_figures.
+read_against`): hedged figures as the source states them, comparisons the source's figures bear
+out without their number. The heads, like the NLI model, do no arithmetic: read as written,
+"Seven in ten union members backed the deal" against a source's 71 percent scored support 0.01,
+read as "71 percent of union members …" 0.74. The arcs follow their words into the rewrite
+(:func:`models.rewrite_spans.span_map`); an arc whose word the rewrite dropped ("by more than a
+third" of a growth the source's figures bear out) gets no score.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from models.arc_runtime import (
@@ -35,13 +44,17 @@ from models.checkers.base import (
     PairScore,
 )
 from models.claims import Claim
+from models.derived_figures import read_against
 from models.document import Sentence
 from models.encoding import ArcSlot
 from models.evidence import Evidence, Retriever
 from models.readable import READ_REVISION
+from models.rewrite_spans import span_map
 from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
+#: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them.
+FIGURES_REVISION = "figs1"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
@@ -86,6 +99,50 @@ def claim_slots(
     return tuple(slots), tuple(placed)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the heads read for one output sentence, and where its own arcs are in it."""
+
+    job: Job
+    #: per arc of the sentence, its slot in ``job`` (None: the input does not hold its words)
+    placed: tuple[int | None, ...]
+    #: the slots whose scores make the sentence's arc score (a claim's own arcs)
+    own: tuple[int, ...]
+
+
+def reading(item: PairInput, sentence: Sentence, evidence: Evidence) -> Reading:
+    """The heads' input for an output sentence: its evidence window and the sentence, or its
+    claim (a "No": the claim it denies, whose arcs are not the sentence's), rewritten as the NLI
+    model reads it (:func:`models.derived_figures.read_against`), with the arc slots carried
+    into the rewrite."""
+    claim = item.claim(sentence.index)
+    if claim is None:
+        text, slots = sentence.text, arc_slots(sentence)
+        placed: tuple[int | None, ...] = tuple(range(len(slots)))
+        own = tuple(range(len(slots)))
+    elif claim.denies is not None:
+        text, slots = claim.denies.text, arc_slots(claim.denies)
+        placed, own = (None,) * len(sentence.arcs), tuple(range(len(slots)))
+    else:
+        text = claim.text
+        slots, placed = claim_slots(claim, sentence)
+        own = tuple(range(len(claim.parsed.arcs)))
+    read = read_against(text, [s.text for s in item.source.sentences]).text
+    if read != text:
+        carry = span_map(text, read)
+        moved: dict[int, int] = {}
+        kept: list[ArcSlot] = []
+        for k, slot in enumerate(slots):
+            head, child = carry(slot.head), carry(slot.child)
+            if head is not None and child is not None:
+                moved[k] = len(kept)
+                kept.append(ArcSlot(head, child, slot.label))
+        text, slots = read, tuple(kept)
+        placed = tuple(None if k is None else moved.get(k) for k in placed)
+        own = tuple(moved[k] for k in own if k in moved)
+    return Reading((evidence.text, text, slots), placed, own)
+
+
 class MultiTaskChecker(OnePairAtATime):
     """Base of the checkers on the multi-task arc/support model (bundled or a user's)."""
 
@@ -114,7 +171,7 @@ class MultiTaskChecker(OnePairAtATime):
         window = "" if self._runner.window is None else f"+window{self._runner.window}"
         self.version = (
             f"{self._runner.version}{window}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
-            f"+{READ_REVISION}"
+            f"+{READ_REVISION}+{FIGURES_REVISION}"
         )
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length
@@ -123,20 +180,15 @@ class MultiTaskChecker(OnePairAtATime):
         self,
         item: PairInput,
         windows: Sequence[Evidence],
-        preds: dict[int, Prediction],
+        preds: dict[int, tuple[Reading, Prediction]],
     ) -> PairScore:
-        """One pair's result from the predictions of its sentences (by sentence index)."""
+        """One pair's result from what each sentence read and its prediction (by index)."""
         raise NotImplementedError
 
     @staticmethod
-    def job(item: PairInput, sentence: Sentence, evidence: Evidence) -> Job:
-        """The model input of one output sentence: its evidence, text (or claim) and arcs."""
-        claim = item.claim(sentence.index)
-        if claim is None:
-            return (evidence.text, sentence.text, arc_slots(sentence))
-        if claim.denies is not None:  # a "No": what it denies is scored (see Claim.denies)
-            return (evidence.text, claim.denies.text, arc_slots(claim.denies))
-        return (evidence.text, claim.text, claim_slots(claim, sentence)[0])
+    def reading(item: PairInput, sentence: Sentence, evidence: Evidence) -> Reading:
+        """What the heads read for one output sentence (:func:`reading`)."""
+        return reading(item, sentence, evidence)
 
     def score_one(self, item: PairInput) -> PairScore:
         """One pair: each checkable sentence (or its claim) read against its evidence window."""
@@ -146,6 +198,10 @@ class MultiTaskChecker(OnePairAtATime):
             for s, ev in zip(item.output.sentences, windows, strict=True)
             if ev.not_checked is None and item.checkable(s)
         ]
-        jobs = [self.job(item, s, windows[s.index]) for s in todo]
-        preds = self._runner.predict(jobs)
-        return self.assemble(item, windows, {s.index: p for s, p in zip(todo, preds, strict=True)})
+        reads = [self.reading(item, s, windows[s.index]) for s in todo]
+        preds = self._runner.predict([r.job for r in reads])
+        return self.assemble(
+            item,
+            windows,
+            {s.index: (r, p) for s, r, p in zip(todo, reads, preds, strict=True)},
+        )

@@ -37,9 +37,9 @@ from models.checkers.base import (
     pair_score,
     skipped_sentence,
 )
-from models.checkers.multitask import arc_slots
+from models.checkers.multitask import reading
 from models.claim_split import split_claims
-from models.derived_figures import read_figures
+from models.derived_figures import read_against
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import (
@@ -48,7 +48,6 @@ from models.evidence import (
     LexicalRetriever,
     Retriever,
     build_windows,
-    text_relevance,
 )
 from models.figures import Restated
 from models.readable import READ_REVISION, readable
@@ -71,9 +70,10 @@ CONFIG_FILE = "config.json"
 #: claims the sentence itself does not entail is not made); hedged figures are read as the
 #: source states them ("about 6,400" -> "6,412"), comparisons that two source
 #: figures bear out without their number ("two and a half times as many" for 186 against 74 ->
-#: "more"), and each claim against a narrow and a wide window (:data:`WINDOW_SIZES`), as
+#: "more"; not where the source sentence holds a figure as near that the hedge does not hold
+#: for), and each claim against a narrow and a wide window (:data:`WINDOW_SIZES`), as
 #: entailed as its best-entailing window and as contradicted as its most-contradicting one.
-CLAIM_REVISION = "claims6"
+CLAIM_REVISION = "claims7"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -451,18 +451,16 @@ class NLISentenceChecker:
             [o for o, ok in zip(owners, checkable, strict=True) if ok],
             [w for w in windows if w],
             denies,
-            [
-                read_figures(u.text, source_texts, text_relevance(source_texts, u.text))
-                for u in kept
-            ],
+            [read_against(u.text, source_texts) for u in kept],
         )
 
     def _shared(self, item: PairInput, plan: _Plan) -> dict[tuple[int, int], Job]:
         """The readings (claim, window) that are also the arc/support model's input, each with
-        that input: a one-claim sentence, read as it is written, against the window the heads
-        read for it (the bundled heads sit in this model's graph and read the same number of
-        most relevant sentences as the widest window). One pass then serves the NLI, DAE and
-        support checkers: whichever runs first computes it, the others find it kept
+        that input: a one-claim sentence, read as the heads read it (:func:`models.checkers.
+        multitask.reading`: its figures rewritten as here), against the window the heads read
+        for it (the bundled heads sit in this model's graph and read the same number of most
+        relevant sentences as the widest window). One pass then serves the NLI, DAE and support
+        checkers: whichever runs first computes it, the others find it kept
         (:mod:`models.nli_recent`, the runner's cache). Empty without heads in the graph."""
         if self._heads is None:
             return {}
@@ -471,11 +469,14 @@ class NLISentenceChecker:
         for u, unit in enumerate(plan.units):
             s = plan.owners[u]
             sentence = item.output.sentences[s]
-            if unit is not sentence or item.claim(s) is not None or plan.read[u].text != unit.text:
+            if unit is not sentence or item.claim(s) is not None:
+                continue
+            job = reading(item, sentence, windows[s]).job
+            if job[1] != plan.read[u].text:
                 continue
             for w, window in enumerate(plan.windows[u]):
-                if window.text == windows[s].text:
-                    out[(u, w)] = (window.text, sentence.text, arc_slots(sentence))
+                if window.text == job[0]:
+                    out[(u, w)] = job
         return out
 
     def _result(self, item: PairInput, plan: _Plan, probs: list[list[np.ndarray]]) -> PairScore:

@@ -24,7 +24,7 @@ from models.checkers.base import (
     pair_score,
     skipped_sentence,
 )
-from models.checkers.multitask import MultiTaskChecker
+from models.checkers.multitask import MultiTaskChecker, Reading
 from models.evidence import Evidence
 from models.runtime import DevicePref
 
@@ -37,13 +37,16 @@ class SupportChecker(MultiTaskChecker):
     grain: Grain = "sentence"
 
     def assemble(
-        self, item: PairInput, windows: Sequence[Evidence], preds: dict[int, Prediction]
+        self,
+        item: PairInput,
+        windows: Sequence[Evidence],
+        preds: dict[int, tuple[Reading, Prediction]],
     ) -> PairScore:
         sentences = []
         for s, ev in zip(item.output.sentences, windows, strict=True):
             if s.index in preds:
                 claim = item.claim(s.index)
-                value = preds[s.index][1]
+                value = preds[s.index][1][1]
                 if claim is not None and claim.denies is not None:
                     value = 1.0 - value  # a "No": supported as far as what it denies is not
                 sentences.append(

@@ -240,7 +240,7 @@ def measure_reference(repeats: int) -> dict[str, Any]:
         retriever=default_retriever("cpu"),
     )
     sentences = zip(item.output.sentences, windows, strict=True)
-    jobs = [MultiTaskChecker.job(item, s, ev) for s, ev in sentences]
+    jobs = [MultiTaskChecker.reading(item, s, ev).job for s, ev in sentences]
     encoded = [
         encode_pair(runner._tokenizer, *job, runner.vocab, runner.max_length) for job in jobs
     ]

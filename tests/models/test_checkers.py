@@ -37,7 +37,7 @@ def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
     assert len([a for a in result.arcs]) == len(item.output.sentences[0].arcs)
     assert result.score == first.score
     assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith(
-        "+onnx+qa4+alone1+read2"
+        "+onnx+qa4+alone1+read2+figs1"
     )
 
 
@@ -205,3 +205,61 @@ def test_bundled_models_load_and_score() -> None:
         (result,) = load_checker(name, device="cpu").score([item])
         values = [s.score for s in result.sentences if s.score is not None]
         assert values and all(0.0 <= v <= 1.0 for v in values)
+
+
+def test_the_heads_read_figures_as_the_nli_model_does(tiny_onnx_dir: Path) -> None:
+    """A hedge the source bears out is read as the source's figure, a comparison its figures
+    bear out without its number; each arc keeps its own words in the rewrite, and the arcs of a
+    dropped number get no score."""
+    from models.arc_runtime import get_runner
+    from models.checkers.dae import DAEChecker
+    from models.checkers.multitask import reading
+    from models.checkers.support import SupportChecker
+    from models.evidence import Evidence
+
+    source = (
+        "In the ballot, 71 percent of union members backed the deal. "
+        "The user base grew from 1.7 million to 2.3 million over the year."
+    )
+    item = _pair(
+        source,
+        "Seven in ten union members backed the deal. "
+        "The user base grew by more than a third over the year.",
+    )
+    share, growth = item.output.sentences
+    ev = Evidence((0, 1), source)
+    read = reading(item, share, ev)
+    assert read.job[1] == "71 percent of union members backed the deal."
+    assert None not in read.placed and read.own == tuple(range(len(share.arcs)))
+    rewritten = {"Seven", "in", "ten"}
+    for arc, k in zip(share.arcs, read.placed, strict=True):
+        slot = read.job[2][k]  # type: ignore[index]
+        head = read.job[1][slot.head[0] : slot.head[1]]
+        child = read.job[1][slot.child[0] : slot.child[1]]
+        words = (
+            item.output.text[arc.head_start : arc.head_end],
+            item.output.text[arc.child_start : arc.child_end],
+        )
+        if not rewritten & set(words):
+            assert (head, child) == words
+    read = reading(item, growth, ev)
+    assert read.job[1] == "The user base grew over the year."
+    gone = {"by", "more", "than", "a", "third"}
+    dropped = [k for k, arc in enumerate(growth.arcs) if {arc.head_text, arc.child_text} & gone]
+    assert dropped and all(read.placed[k] is None for k in dropped)
+    assert len(read.own) == len(growth.arcs) - len(dropped)
+
+    (dae,) = DAEChecker(tiny_onnx_dir, device="cpu", retriever=None).score([item])
+    assert {(a.sentence, a.arc) for a in dae.arcs} == {(0, k) for k in range(len(share.arcs))} | {
+        (1, k) for k in range(len(growth.arcs)) if k not in dropped
+    }
+    (support,) = SupportChecker(tiny_onnx_dir, device="cpu", retriever=None).score([item])
+    runner = get_runner(tiny_onnx_dir, "onnx", "cpu")
+    windows = runner.windows(item, None)
+    expected = [
+        runner.predict([reading(item, s, windows[s.index]).job])[0][1] for s in (share, growth)
+    ]
+    np.testing.assert_allclose([s.score for s in support.sentences], expected, atol=1e-6)
+    # a hedge the source does not bear out is read as written
+    other = _pair("In the ballot, 40 percent of union members backed the deal.", share.text)
+    assert reading(other, other.output.sentences[0], ev).job[1] == share.text

@@ -116,6 +116,21 @@ def test_the_most_relevant_source_sentence_gives_the_figure():
     )
 
 
+def test_a_bound_is_left_as_written_when_the_source_sentence_has_a_figure_as_near_it_breaks():
+    """ "Up to 65 km" holds for 45 km as a bound, but the sentence's 85 km is as near and breaks
+    it: the claim may well mean the 85 (a changed figure), so it is not read as 45."""
+    source = [
+        "The battery gives up to 85 km on the lowest setting, or around 45 km on the highest."
+    ]
+    claim = "The bike offers up to 65 km of range on its lowest setting."
+    assert restate_figures(claim, source).text == claim
+    # a breaking figure farther off than the one that holds: read as the source states it
+    source = ["Of the fleet, 43 ships were sent to Brenholt and 12 stayed in port."]
+    assert restate_figures("More than 40 vessels went to Brenholt.", source).text == (
+        "43 vessels went to Brenholt."
+    )
+
+
 def test_capitals_follow_the_replaced_words():
     source = ["More than 2,100 residents signed the petition."]
     r = restate_figures("After over 2,100 locals signed, the council gave way.", source)

@@ -25,9 +25,9 @@ def test_the_second_pass_reads_the_sentence_without_its_source() -> None:
     item = _pair("The board approved the plan.", "The board approved the plan.")
     s = item.output.sentences[0]
     ev = Evidence((0,), "The board approved the plan.")
-    text, out, slots = DAEChecker.job(item, s, ev)
+    text, out, slots = DAEChecker.reading(item, s, ev).job
     assert text == "The board approved the plan."
-    assert SourceRemoved.job(item, s, ev) == ("", out, slots)
+    assert SourceRemoved.reading(item, s, ev).job == ("", out, slots)
 
 
 def test_grounding_is_the_halved_log_odds_difference(tiny_onnx_dir: Path) -> None:
