@@ -9,7 +9,8 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   claim each; a clause without its own subject borrows the main clause's subject and auxiliaries
   ("He was arrested and charged" -> "He was arrested", "He was charged");
 * a relative clause whose pronoun is its subject ("the mayor, who was elected in 2019") becomes
-  a claim about its noun ("the mayor was elected in 2019") and leaves the main claim.
+  a claim about its noun ("the mayor was elected in 2019") and leaves the main claim;
+* clauses joined by a semicolon, each with its own subject and verb, are split first.
 
 Every claim keeps the original tokens (and their character offsets into the output), so what
 is judged can be shown on the sentence. A split that would leave a claim without a verb or a
@@ -37,8 +38,47 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
 
     Each claim is a :class:`Sentence` with the sentence's ``index`` and its own tokens (re-indexed
     from 0, heads inside the claim, character offsets into the original text), its content arcs,
-    and a text joined from the kept words.
+    and a text joined from the kept words. Clauses joined by a semicolon are split first, then
+    each by the rules below.
     """
+    clauses = _semicolon_clauses(sentence)
+    if len(clauses) == 1:
+        return _split_clause(sentence)
+    claims = tuple(c for clause in clauses for c in _split_clause(clause))
+    return claims if len(claims) <= MAX_CLAIMS else clauses
+
+
+def _semicolon_clauses(sentence: Sentence) -> tuple[Sentence, ...]:
+    """The clauses of a sentence that a semicolon joins ("The light was automated in 1979; the
+    cottages now house a museum"), each a :class:`Sentence`; the sentence itself unless every
+    part has a subject and a verb of its own (a list, "soup; salad; bread", is not split), or
+    when there are more than :data:`MAX_CLAIMS`. spaCy often hangs the first clause off the
+    second's verb as its complement, so the coordination rules alone would not see two claims.
+    """
+    toks = sentence.tokens
+    quoted = _quoted(toks)
+    depth, parts, current = 0, [], []
+    for t in toks:
+        depth += (t.text in CLOSING.values()) - (t.text in CLOSING)
+        if t.text == ";" and depth <= 0 and t.i not in quoted:
+            parts.append(current)
+            current = []
+        else:
+            current.append(t.i)
+    parts.append(current)
+    if len(parts) == 1 or len(parts) > MAX_CLAIMS:
+        return (sentence,)
+    clauses = tuple(_as_sentence(sentence, part) for part in parts if part)
+    if len(clauses) != len(parts) or not all(
+        _states_something(c) and any(t.dep in SUBJECTS for t in c.tokens) for c in clauses
+    ):
+        return (sentence,)
+    return clauses
+
+
+def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
+    """The claims of a sentence (or of one clause of it): coordinated clauses of its main verb
+    and subject relative clauses; itself when it makes one claim."""
     toks = sentence.tokens
     if not toks:
         return (sentence,)
@@ -76,8 +116,11 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
         noun = subtree(t.head, skip=frozenset({t.i})) - _clauses_of(toks, children, t.head)
         parts.append(noun | body)
         span = subtree(t.i)
-        commas = {min(span) - 1, max(span) + 1}
-        removed |= span | {k for k in commas if 0 <= k < len(toks) and toks[k].text == ","}
+        before, after = min(span) - 1, max(span) + 1
+        around = [k for k in (before, after) if 0 <= k < len(toks)]
+        removed |= span | {k for k in around if toks[k].text == ","}
+        if len(around) == 2 and CLOSING.get(toks[after].text) == toks[before].text:
+            removed |= {before, after}  # "the council (which met on Monday)"
     conjs = [
         c
         for c in children[root]
@@ -111,6 +154,8 @@ def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
 
 
 QUOTES = frozenset({'"', "“", "”", "«", "»"})
+#: A closing bracket and its opening one.
+CLOSING = {")": "(", "]": "["}
 #: Conjunctions that set a clause against the one before: its negation is not shared ("was not
 #: arrested but charged" -> "was charged").
 CONTRASTING = frozenset({"but", "yet"})

@@ -80,3 +80,33 @@ def test_a_contrasting_clause_does_not_share_the_negation() -> None:
         "The firm will open a plant",
         "The firm will hire 200 workers",
     ]
+
+
+def test_clauses_joined_by_a_semicolon_are_claims() -> None:
+    """spaCy hangs the first clause off the second's verb (a complement), so only the semicolon
+    shows that they are two statements."""
+    text = (
+        "The light was automated in 1979 and the keepers were withdrawn; their former cottages "
+        "now house a small museum."
+    )
+    assert _claims(text) == [
+        "The light was automated in 1979",
+        "the keepers were withdrawn",
+        "their former cottages now house a small museum",
+    ]
+    # a list, a semicolon inside brackets or quotation marks: not clauses of the sentence
+    assert _claims("The menu has soup; salad; bread.") == ["The menu has soup; salad; bread."]
+    quoted = 'He said "we won; they lost" on Monday.'
+    assert _claims(quoted) == [quoted]
+    first, second = _claims(
+        "Prices rise in May (adults pay more; children less); the pass is free."
+    )
+    assert first.startswith("Prices rise in May (adults pay more; children less")
+    assert second == "the pass is free"
+
+
+def test_a_relative_clause_in_brackets_leaves_no_bracket_behind() -> None:
+    assert _claims("The council (which met on Monday) approved the plan.") == [
+        "The council approved the plan",
+        "The council met on Monday",
+    ]
