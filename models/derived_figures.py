@@ -43,6 +43,7 @@ from models.figures import (
     unit_after,
     words_value,
 )
+from models.periods import restate_periods
 
 #: The most relevant source sentences whose figures a comparison may be derived from (the NLI
 #: checker's widest window).
@@ -559,12 +560,14 @@ def _article(before: str, next_words: str) -> str:
 def read_figures(
     claim: str, source_sentences: Sequence[str], preference: Sequence[float] | None = None
 ) -> Restated:
-    """The claim as the NLI model reads it: comparisons the source's figures bear out without
+    """The claim as the NLI model reads it: decades and centuries as the year the source states
+    (:func:`models.periods.restate_periods`), comparisons the source's figures bear out without
     their number (:func:`restate_derived`), then hedged figures as the source states them
     (:func:`models.figures.restate_figures`)."""
-    derived = restate_derived(claim, source_sentences, preference)
+    periods = restate_periods(claim, source_sentences, preference)
+    derived = restate_derived(periods.text, source_sentences, preference)
     figures = restate_figures(derived.text, source_sentences, preference)
-    return Restated(figures.text, figures.changes, derived.compared)
+    return Restated(figures.text, periods.changes + figures.changes, derived.compared)
 
 
 def read_against(claim: str, source_sentences: Sequence[str]) -> Restated:

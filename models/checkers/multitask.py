@@ -15,7 +15,7 @@ minus that claim's support and arc scores (:attr:`models.claims.Claim.denies`).
 
 What is read is rewritten as the NLI checker rewrites it (:func:`models.derived_figures.
 read_against`): hedged figures as the source states them, comparisons the source's figures bear
-out without their number. The heads, like the NLI model, do no arithmetic: read as written,
+out without their number, decades and centuries as the source's year. The heads, like the NLI model, do no arithmetic: read as written,
 "Seven in ten union members backed the deal" against a source's 71 percent scored support 0.01,
 read as "71 percent of union members …" 0.74. The arcs follow their words into the rewrite
 (:func:`models.rewrite_spans.span_map`); an arc whose word the rewrite dropped ("by more than a
@@ -54,7 +54,7 @@ from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
 #: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them.
-FIGURES_REVISION = "figs1"
+FIGURES_REVISION = "figs2"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:

@@ -68,13 +68,14 @@ TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence (a split whose
 #: claims the sentence itself does not entail is not made; clauses a semicolon joins are claims
-#: of their own); hedged figures are read as the source states them ("about 6,400" -> "6,412"),
+#: of their own); decades and centuries are read as the year the source states ("in the 1990s"
+#: -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
 #: many" for 186 against 74 -> "more"; not where the source sentence holds a figure as near that
 #: the hedge does not hold for), and each claim against a narrow and a wide window
 #: (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as contradicted as its
 #: most-contradicting one.
-CLAIM_REVISION = "claims8"
+CLAIM_REVISION = "claims9"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
