@@ -25,7 +25,14 @@ from typing import Any, Literal
 from models import nli_recent
 from models.arc_model import ONNX_FILE, OUTPUT_NAMES, TOKENIZER_FILE, TORCH_FILE, read_config
 from models.checkers.base import PairInput, ShouldStop, check_stop
-from models.encoding import ArcSlot, LabelVocab, collate, encode_pair, load_tokenizer
+from models.encoding import (
+    ArcSlot,
+    LabelVocab,
+    TokenCounter,
+    collate,
+    encode_pair,
+    load_tokenizer,
+)
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
 from models.readable import readable
@@ -88,6 +95,7 @@ class ArcSupportRunner:
         self.vocab = LabelVocab(self.config["labels"])
         onnx_file, tokenizer_file = model_files(path, self.config)
         self._tokenizer = load_tokenizer(tokenizer_file)
+        self._counter = TokenCounter(self._tokenizer)
         self._cache: OrderedDict[Job, Prediction] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -110,7 +118,7 @@ class ArcSupportRunner:
             raise ModelLoadError(f"unknown runtime {runtime!r}; expected 'onnx' or 'torch'.")
 
     def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return self._counter(text)
 
     def runs_session(self, session: Any) -> bool:
         """Whether this runner runs that onnxruntime session (one loaded graph)."""

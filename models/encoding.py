@@ -8,6 +8,7 @@ matched through the tokenizer's character offsets into the output sentence.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,22 @@ def load_tokenizer(path: str | Path) -> Any:
     tok.no_truncation()
     tok.no_padding()
     return tok
+
+
+class TokenCounter:
+    """How many word-pieces a tokenizer makes of a text (no special tokens, not truncated), with
+    recent texts kept: evidence windows count each source sentence again for every claim and
+    window size."""
+
+    def __init__(self, tokenizer: Any, size: int = 8192) -> None:
+        self._tokenizer = tokenizer
+        self._count = functools.lru_cache(maxsize=size)(self._encode)
+
+    def _encode(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def __call__(self, text: str) -> int:
+        return self._count(text)
 
 
 class LabelVocab:

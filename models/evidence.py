@@ -17,6 +17,7 @@ that says "roughly 41,000 households ... 38 percent full" below ones that merely
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -83,11 +84,13 @@ class Retriever(Protocol):
         ...
 
 
-def terms(text: str) -> set[str]:
+@functools.lru_cache(maxsize=16384)
+def terms(text: str) -> frozenset[str]:
     """The word forms and figures of a text, case-folded, without function words.
 
     Figures lose their group separators ("41,000" and "41000" are one term) and a plural ``s`` is
-    dropped from longer words, so that overlap does not need a parser.
+    dropped from longer words, so that overlap does not need a parser. Recent texts' terms are
+    kept: a source's sentences are read once per claim and per evidence window.
     """
     out = set()
     for m in _TERM.finditer(text.casefold()):
@@ -99,7 +102,15 @@ def terms(text: str) -> set[str]:
         elif len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
             term = term[:-1]
         out.add(term)
-    return out
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _source_terms(source_sentences: tuple[str, ...]) -> tuple[list[frozenset[str]], Counter[str]]:
+    """Each source sentence's terms and in how many sentences each term occurs (kept for the
+    recent sources: every claim and window of a pair ranks the same source)."""
+    bags = [terms(s) for s in source_sentences]
+    return bags, Counter(t for bag in bags for t in bag)
 
 
 def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float]:
@@ -108,8 +119,7 @@ def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     The idf-weighted share of the output sentence's terms (:func:`terms`) that the source
     sentence contains: rare words and exact figures weigh most. Values lie in [0, 1].
     """
-    bags = [terms(s) for s in source_sentences]
-    df = Counter(t for bag in bags for t in bag)
+    bags, df = _source_terms(tuple(source_sentences))
     n = len(bags) or 1
     weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in terms(sentence)}
     total = sum(weights.values())

@@ -139,7 +139,7 @@ class OnnxNLI:
     """
 
     def __init__(self, model_dir: str | Path, device: DevicePref = "auto") -> None:
-        from models.encoding import load_tokenizer
+        from models.encoding import TokenCounter, load_tokenizer
 
         path = Path(model_dir)
         if not bundled_available(path):
@@ -164,12 +164,12 @@ class OnnxNLI:
         self._output = self.session.get_outputs()[0].name
         # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
         # not cut), one encodes pairs for the model, truncated to its input length.
-        self._counter = load_tokenizer(path / TOKENIZER_FILE)
+        self._counter = TokenCounter(load_tokenizer(path / TOKENIZER_FILE))
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
 
     def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+        return self._counter(text)
 
     def predict(
         self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 16
@@ -302,9 +302,10 @@ class NLISentenceChecker:
         best-entailing window and as contradicted as its most-contradicting one
         (:meth:`_reading`, :func:`support_margin`). A sentence scores its weakest claim; a flagged
         sentence says why in its ``detail``: which claim, and "contradicted by source sentence
-        k" (the window sentence that contradicts it most, quoted) or "not found in the source",
-        and how its figures were read when they were restated; a flagged "No" names the claim it
-        denies and whether the source reads as saying it or only does not say otherwise.
+        k" (the most relevant window sentence that contradicts it read alone, quoted) or "not
+        found in the source", and how its figures were read when they were restated; a flagged
+        "No" names the claim it denies and whether the source reads as saying it or only does
+        not say otherwise.
         """
         plans = [self._plan(item) for item in batch]
         jobs = [
@@ -560,22 +561,15 @@ class NLISentenceChecker:
         entail, contra = self._entail_contra(row)
         neutral = 1.0 - entail - (contra or 0.0)
         if contra is not None and contra >= max(entail, neutral):
-            # the single source sentence of the window that contradicts the claim most
-            candidates = list(window.ranked or window.sentence_indices)[:SHOWN]
-            texts = [item.source.sentences[i].text for i in candidates]
-            rows: np.ndarray | list[np.ndarray] = (
-                self._probs(texts, [plan.read[unit].text] * len(texts)) if texts else []
-            )
-            if len(rows):
-                best = max(range(len(candidates)), key=lambda k: float(rows[k][self._contradict]))
-                # a sentence is named only when, read alone, contradiction is what it says of
-                # the claim; a quote that does not contradict it would mislead the editor
-                if int(np.argmax(rows[best])) == self._contradict:
-                    k = candidates[best]
-                    return (
-                        f"{which}contradicted by source sentence {k + 1}: "
-                        f"“{_quote(item.source.sentences[k].text)}”{note}"
-                    )
+            # The most relevant source sentence of the window that, read alone, contradicts the
+            # claim; a quote that does not contradict it would mislead the editor. Read one at
+            # a time, most relevant first: the first is usually the narrowest window's reading
+            # (kept), and the reading stops there when it contradicts.
+            for k in list(window.ranked or window.sentence_indices)[:SHOWN]:
+                text = item.source.sentences[k].text
+                (row_k,) = self._probs([text], [plan.read[unit].text])
+                if int(np.argmax(row_k)) == self._contradict:
+                    return f"{which}contradicted by source sentence {k + 1}: “{_quote(text)}”{note}"
             return (
                 f"{which}contradicted by the source read as a whole (no one sentence alone){note}"
             )

@@ -364,6 +364,24 @@ def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
     assert first.evidence == (0, 1, 2)
 
 
+def test_a_contradicted_claim_names_the_most_relevant_sentence_that_contradicts_it(
+    onnx_nli: Path,
+) -> None:
+    checker, rules = _rules_checker(onnx_nli)
+    # two sentences contradict the claim read alone (both say 2019); the more relevant is named
+    # and the other is not read alone: the explanation stops at the first that contradicts
+    src = parse(
+        "The mayor was elected in 2019. The crowd cheered. "
+        "The mayor said in 2019 that the harbour wall would be rebuilt."
+    )
+    (result,) = checker.score([PairInput(1, src, parse("The mayor was elected in 2020."))])
+    assert result.sentences[0].detail == (
+        "contradicted by source sentence 1: “The mayor was elected in 2019.”"
+    )
+    claim = "The mayor was elected in 2020."
+    assert (src.sentences[2].text, claim) not in rules.calls
+
+
 def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
     checker, rules = _rules_checker(onnx_nli)
     src = parse(BRIDGE_SOURCE)
