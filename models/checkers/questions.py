@@ -20,6 +20,13 @@ Per answer: 1 when the source gives the same answer (a hedged figure within its 
 than 200,000" for 230,000, "about 4 million" for 4.2 million); 0 when it gives another; with no
 such slot in the source, 0.75 when the answer occurs there, 0.5 for a figure it never states (it
 may follow from the source's figures: "two in five" for 41%) and 0.25 for a name it never states.
+A quotation is asked about too: "[who] said ‘This is a tax on people …’?" is answered by the
+source sentence that holds the same words (at least :data:`QUOTE_WORDS`), by the name that is the
+subject of its verb of saying, or, where it reads "he said" or "she said", by the last named
+speaker of the two sentences before. A name that says the quoted words in the output and another
+that says them in the source is a conflict (a misattributed quotation, which the models read as
+supported: both people speak in the source).
+
 Sentence score: the lowest of its answers (one conflict is enough); a sentence with no name or
 figure asks nothing and is not checked, nor is a yes/no answer (its names are the question's).
 Every question, with the output's and the source's answers, is in the sentence's ``detail``.
@@ -29,7 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from models.checkers.base import (
     QA_REVISION,
@@ -64,6 +71,24 @@ DATE_WORDS = frozenset(
 CONTEXT = 4
 #: Words quoted of the source sentence that gives an answer.
 QUOTED = 6
+#: Verbs that report speech: their subject says the quotation they hold.
+SPEECH = frozenset(
+    "say tell add call describe argue claim warn write insist explain state note comment reply "
+    "admit declare".split()
+)
+#: The fewest words of a quotation that, found again in the source, say who said it.
+QUOTE_WORDS = 4
+#: Pronouns that leave the speaker to the sentences before ("… ,” he said.").
+SPEAKER_PRONOUNS = frozenset({"he", "she"})
+#: How many sentences before a quotation its speaker may be named.
+SPEAKER_BEFORE = 2
+#: Quotation marks as writers and word tokenizers leave them: curly, straight double, LaTeX-style
+#: (``…'' and `…'), and straight single ones that no letter touches from outside ("'a tax on
+#: people'", not the apostrophes of "Jones' car" or "it's").
+_QUOTATION = re.compile(
+    r"“([^”]+)”|\"([^\"]+)\"|‘([^’]+)’|``([^`']+)''|`([^`']+)'|(?<![\w'])'([^']+)'(?!\w)"
+)
+_WORD = re.compile(r"\w+")
 #: Answer values by outcome (see module doc).
 SAME, OTHER, PRESENT, UNDECIDED, ABSENT = 1.0, 0.0, 0.75, 0.5, 0.25
 
@@ -295,6 +320,42 @@ class SourceIndex:
                 runs.append(run)
         self.values = {v for r in runs if (v := number_value(r)) is not None}
         self.names = {_name_word(w) for w in self.words}
+        # who speaks in each sentence: the named subjects of its verbs of saying, and whether a
+        # "he"/"she" does
+        self.sentence_words = [_words(s.text) for s in source.sentences]
+        self.speakers: dict[int, list[Answer]] = {}
+        for (lemma, relation), found in self.by_slot.items():
+            if lemma in SPEECH and relation == "subj":
+                for a in found:
+                    if a.kind == "name":
+                        self.speakers.setdefault(a.sentence, []).append(a)
+        self.pronoun_speaker = {
+            s.index
+            for s in source.sentences
+            for t in s.tokens
+            if t.text.lower() in SPEAKER_PRONOUNS
+            and t.dep in SUBJECT
+            and s.tokens[t.head].lemma in SPEECH
+        }
+
+    def speaker_of(self, quotation: tuple[str, ...]) -> Answer | None:
+        """Who says these words in the source: the one named speaker of the sentence that holds
+        them, or of the nearest sentence before it when that sentence's speaker is "he" or "she";
+        None when the words are not in the source or the speaker is not clear."""
+        found: list[Answer] = []
+        for k, words in enumerate(self.sentence_words):
+            if not _holds(words, quotation):
+                continue
+            named = self.speakers.get(k, [])
+            if not named and k in self.pronoun_speaker:
+                before = range(k - 1, max(-1, k - 1 - SPEAKER_BEFORE), -1)
+                named = next((self.speakers[j] for j in before if j in self.speakers), [])
+            if len({a.text for a in named}) != 1:
+                return None  # nobody named, or two speakers: not clear
+            found.append(named[-1])
+        if len({a.text for a in found}) != 1:
+            return None
+        return found[0]
 
     def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:
         """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
@@ -328,6 +389,52 @@ class SourceIndex:
         # A figure the source does not state may still follow from it ("two in five" for 41%,
         # "fourteen years after" from two dates): without arithmetic it is left undecided.
         return Finding(a, ABSENT if a.kind == "name" else UNDECIDED, None)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
+def _holds(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return any(words[i : i + n] == part for i in range(len(words) - n + 1))
+
+
+def quotations(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The quotations of a text long enough to find again (:data:`QUOTE_WORDS`): each as written
+    and as its lower-cased words."""
+    out = []
+    for m in _QUOTATION.finditer(text):
+        said = next(g for g in m.groups() if g).strip()
+        words = _words(said)
+        if len(words) >= QUOTE_WORDS:
+            out.append((said, words))
+    return out
+
+
+def ask_speakers(
+    sentence: Sentence, answers: Sequence[Answer], findings: list[Finding], index: SourceIndex
+) -> list[Finding]:
+    """The findings with each quotation's speaker asked about the quotation itself: "[who] said
+    ‘…’?", answered by whoever says those words in the source (:meth:`SourceIndex.speaker_of`).
+    Only a sentence with one named speaker is asked; the speaker's finding is replaced."""
+    speakers = [
+        a for a in answers if a.kind == "name" and a.relation == "subj" and a.lemma in SPEECH
+    ]
+    if len(speakers) != 1:
+        return findings
+    (a,) = speakers
+    verb = sentence.tokens[a.governor].text
+    for said, words in quotations(sentence.text):
+        source = index.speaker_of(words)
+        if source is None:
+            continue
+        shown = " ".join(said.split()[:QUOTED]) + (" …" if len(said.split()) > QUOTED else "")
+        # single marks inside: the window quotes the question in double ones
+        asked = replace(a, question=f"[who] {verb} ‘{shown}’?")
+        verdict = Finding(asked, SAME if _same(a, source) else OTHER, source)
+        return [verdict if f.answer is a else f for f in findings]
+    return findings
 
 
 def quote(text: str, words: int = QUOTED) -> str:
@@ -422,7 +529,8 @@ class QuestionChecker(OnePairAtATime):
     """Questions on the output's names and figures, answered from the source's parse."""
 
     name = "questions"
-    version = f"1+{QA_REVISION}"
+    #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`).
+    version = f"2+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 
@@ -451,13 +559,12 @@ class QuestionChecker(OnePairAtATime):
                 sentences.append(SentenceScore(sentence.index, None, not_checked=why))
                 continue
             answers = _answers(judged[n])
-            findings = sorted(  # conflicts first: what the editor must look at
-                (
-                    index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
-                    for a in answers
-                ),
-                key=lambda f: f.value,
-            )
+            asked = [
+                index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
+                for a in answers
+            ]
+            # conflicts first: what the editor must look at
+            findings = sorted(ask_speakers(judged[n], answers, asked, index), key=lambda f: f.value)
             if not findings:
                 sentences.append(SentenceScore(sentence.index, None, not_checked=NOT_ASKED))
                 continue

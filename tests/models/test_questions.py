@@ -152,3 +152,47 @@ def test_detail_lines_read_back_as_question_output_and_source() -> None:
     )[0]
     assert isinstance(negation, Said) and negation.conflict
     assert negation.why == "the source negates “approve”: the output drops a negation"
+
+
+COUNCIL = (
+    "Councillor Ruth Abernathy said the waterfront was full every morning. "
+    "Councillor Marcus Tell said the plan would hit harbour workers hardest. "
+    "“This is a tax on people who have no other way to get to work,” he said."
+)
+
+
+def test_a_quotation_another_person_says_in_the_source_is_a_conflict() -> None:
+    # both people speak in the source, so "who said something?" is answered either way; the
+    # quotation's own words find the sentence that says them, and "he said" its speaker before
+    r = check(
+        COUNCIL,
+        "Ruth Abernathy said the charge would be “a tax on people who have no other way to get "
+        "to work”.",
+    )
+    assert r.score == 0.0 and r.sentences[0].detail is not None
+    (line,) = [x for x in lines(r) if "‘a tax" in x]
+    assert line.startswith("Q: [who] said ‘a tax on people who have …’? output: Ruth Abernathy")
+    assert "source: Councillor Marcus Tell (in “Councillor Marcus Tell said the plan …”) ✗" in line
+    from models.checkers.questions import read_detail
+
+    (said,) = [x for x in read_detail(line) if not isinstance(x, str)]
+    assert said.conflict and said.source == "Councillor Marcus Tell"
+
+
+def test_a_quotation_its_speaker_says_in_the_source_is_supported() -> None:
+    r = check(
+        COUNCIL,
+        "Marcus Tell called the plan “a tax on people who have no other way to get to work”.",
+    )
+    assert r.score == 1.0
+    assert any(
+        x.startswith("Q: [who] called ‘a tax on people who have …’? output: Marcus Tell")
+        and x.endswith("✓")
+        for x in lines(r)
+    )
+
+
+def test_a_quotation_the_source_does_not_hold_is_asked_as_any_name() -> None:
+    r = check(COUNCIL, "Ruth Abernathy said the meters were “a fair price for a busy road”.")
+    assert not any("‘a fair" in x for x in lines(r))
+    assert r.score == 1.0  # Abernathy does say something in the source
