@@ -19,7 +19,10 @@ so both halves work on the dependency parse the pipeline already has:
 Per answer: 1 when the source gives the same answer (a hedged figure within its hedge: "more
 than 200,000" for 230,000, "about 4 million" for 4.2 million); 0 when it gives another; with no
 such slot in the source, 0.75 when the answer occurs there, 0.5 for a figure it never states (it
-may follow from the source's figures: "two in five" for 41%) and 0.25 for a name it never states.
+may follow from the source's figures) and 0.25 for a name it never states. A share given as two
+numbers ("seven in ten", "13 out of the 22") is one answer, answered by the source's nearest
+percentage or share when it rounds to it ("seven in ten" for 71 percent), else left undecided:
+read number by number, "ten" was a count that another count of the source contradicted.
 A quotation is asked about too: "[who] said ‘This is a tax on people …’?" is answered by the
 source sentence that holds the same words (at least :data:`QUOTE_WORDS`), by the name that is the
 subject of its verb of saying, or, where it reads "he said" or "she said", by the last named
@@ -98,7 +101,7 @@ class Answer:
     """A name or figure of a sentence, the slot it fills, and its words."""
 
     sentence: int
-    kind: str  # "number", "year", "date" or "name" (see _kind)
+    kind: str  # "number", "year", "date", "name" (see _kind) or "share" ("seven in ten")
     words: tuple[str, ...]  # lower-cased; figures as numbers
     value: float | None  # a figure's value ("4.2 million" -> 4200000)
     hedge: str | None  # "up", "down" or "near" for a rounded figure ("about 14,000")
@@ -146,7 +149,15 @@ def _kind(tokens: Sequence[Token]) -> str:
     return "name"
 
 
-WH = {"date": "[when]", "year": "[which year]", "number": "[how many]", "name": "[who/what]"}
+WH = {
+    "date": "[when]",
+    "year": "[which year]",
+    "number": "[how many]",
+    "name": "[who/what]",
+    "share": "[what share]",
+}
+#: The words after a figure that make it a percentage (the source's answer to a share).
+PERCENT = frozenset({"percent", "%", "cent", "pct"})
 
 
 def _span(sentence: Sentence, root: Token) -> list[Token]:
@@ -205,10 +216,77 @@ def _question(sentence: Sentence, span: Sequence[Token], governor: Token, wh: st
     return ("… " if lo > 0 else "") + text.strip() + (" …" if hi < len(toks) - 1 else "")
 
 
-def _answers(sentence: Sentence) -> list[Answer]:
+def _shares(toks: Sequence[Token]) -> dict[int, int]:
+    """The shares a sentence gives as two numbers ("seven in ten", "two out of five", "one in
+    every four", "13 out of the 22"): {index of the first number: index of the second}."""
+    out: dict[int, int] = {}
+    for t in toks:
+        if t.pos != "NUM":
+            continue
+        k = t.i + 1
+        words = [w.text.lower() for w in toks[k : k + 3]]
+        if words[:2] == ["out", "of"]:
+            k += 2
+        elif words[:1] == ["in"] and toks[k].head == t.i:
+            k += 1  # "in" hangs on the first number; in "scored 2 in 10 minutes" on the verb
+        else:
+            continue
+        if k < len(toks) and toks[k].text.lower() in ("every", "the"):
+            k += 1  # "one in every four", "13 out of the 22 players"
+        if k >= len(toks) or toks[k].pos != "NUM" or _kind([toks[k]]) == "year":
+            continue
+        top, bottom = number_value([t.text]), number_value([toks[k].text])
+        if top is not None and bottom is not None and 0 < top < bottom:
+            out[t.i] = k
+    return out
+
+
+def _share(sentence: Sentence, first: Token, second: Token, *, asked: bool = True) -> Answer | None:
+    """A share given as two numbers, as one answer: its value in percent ("seven in ten": 70,
+    read near, as the rounding it is), asked about in the slot of either number (None when
+    neither has one, unless it is not ``asked``: a source's share answers wherever it is)."""
+    toks = sentence.tokens
+    top, bottom = number_value([first.text]), number_value([second.text])
+    slot = _slot(sentence, first) or _slot(sentence, second)
+    if slot is None and not asked:
+        slot = (first, "share")
+    if top is None or not bottom or slot is None:
+        return None
+    span = list(toks[first.i : second.i + 1])
+    value = 100.0 * top / bottom
+    before = {w.lemma for w in toks[max(0, first.i - 3) : first.i]}
+    hedge = "up" if before & AT_LEAST else "down" if before & AT_MOST else "near"
+    return Answer(
+        sentence=sentence.index,
+        kind="share",
+        words=("share", f"{value:g}"),
+        value=value,
+        hedge=hedge,
+        text=sentence.text[first.start - sentence.start : second.end - sentence.start],
+        governor=slot[0].i,
+        lemma=slot[0].lemma,
+        relation=slot[1],
+        negated=any(c.head == slot[0].i and c.dep == "neg" for c in toks if c.i != c.head),
+        question=_question(sentence, span, slot[0], WH["share"]),
+    )
+
+
+def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
+    """A sentence's names and figures with their slots. ``shares``: a share given as two numbers
+    is one answer (an output's); without, each number is one (a source's, which keeps its
+    numbers' slots for the output's numbers and answers shares separately,
+    :attr:`SourceIndex.shares`)."""
     toks = sentence.tokens
     out: list[Answer] = []
+    in_shares: set[int] = set()
+    for first, second in _shares(toks).items() if shares else ():
+        share = _share(sentence, toks[first], toks[second])
+        if share is not None:  # else its numbers are asked about one by one
+            out.append(share)
+            in_shares |= set(range(first, second + 1))
     for t in toks:
+        if t.i in in_shares:
+            continue  # a share's numbers: asked as one answer
         if t.pos not in ANSWER_POS or not any(c.isalnum() for c in t.text):
             continue
         if t.pos == "PROPN" and not t.text[:1].isupper():
@@ -304,10 +382,18 @@ class SourceIndex:
         self.texts = [s.text for s in source.sentences]
         self.words: set[str] = set()
         runs: list[list[str]] = []  # consecutive number words: one figure each
+        #: the source's percentages and shares, which answer a share ("seven in ten")
+        self.shares: list[Answer] = []
         for s in source.sentences:
-            for a in _answers(s):
+            for a in _answers(s, shares=False):
                 self.by_slot.setdefault((a.lemma, a.relation), []).append(a)
                 self.frames.setdefault(a.frame, []).append(a)
+                if a.kind == "number" and a.relation == "of" and a.lemma in PERCENT:
+                    self.shares.append(a)
+            for first, second in _shares(s.tokens).items():
+                share = _share(s, s.tokens[first], s.tokens[second], asked=False)
+                if share is not None:
+                    self.shares.append(share)
             run: list[str] = []
             for t in s.tokens:
                 self.words.add(_number(t.text) if t.pos == "NUM" else t.text.lower())
@@ -359,7 +445,15 @@ class SourceIndex:
 
     def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:
         """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
-        the source's event when the same word governs several ("X won in 2001, Y in 2003")."""
+        the source's event when the same word governs several ("X won in 2001, Y in 2003").
+        A share is answered by the source's nearest percentage or share when it rounds to it;
+        else it is left undecided (the source may give it otherwise, or of something else)."""
+        if a.kind == "share":
+            share = a.value or 0.0
+            near = [b for b in self.shares if b.value is not None and _rounds_to(a, b.value)]
+            if near:
+                return Finding(a, SAME, min(near, key=lambda b: abs((b.value or 0) - share)))
+            return Finding(a, UNDECIDED, None)
         fillers = [b for b in self.by_slot.get((a.lemma, a.relation), []) if _comparable(a, b)]
         if fillers:
             agreement = [  # how many of the event's other answers each filler's event shares
@@ -529,8 +623,9 @@ class QuestionChecker(OnePairAtATime):
     """Questions on the output's names and figures, answered from the source's parse."""
 
     name = "questions"
-    #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`).
-    version = f"2+{QA_REVISION}"
+    #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
+    #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
+    version = f"3+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

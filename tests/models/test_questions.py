@@ -196,3 +196,28 @@ def test_a_quotation_the_source_does_not_hold_is_asked_as_any_name() -> None:
     r = check(COUNCIL, "Ruth Abernathy said the meters were “a fair price for a busy road”.")
     assert not any("‘a fair" in x for x in lines(r))
     assert r.score == 1.0  # Abernathy does say something in the source
+
+
+UNION = (
+    "Of the union's 4,100 members, 71 percent backed the deal. Kane scored 2 goals in 10 minutes."
+)
+
+
+def test_a_share_given_as_two_numbers_is_answered_by_the_source_percentage() -> None:
+    # read number by number, "ten" was asked as a count and the 4,100 members answered it: a
+    # conflict on a faithful sentence
+    r = check(UNION, "Seven in ten union members backed the deal.")
+    assert r.score == 1.0
+    assert lines(r) == [
+        "Q: [what share] union members backed the deal. output: Seven in ten · source: 71 "
+        "(in “Of the union's 4,100 members, 71 …”) ✓"
+    ]
+    # a share the source gives no percentage near is left undecided, not a conflict
+    r = check(UNION, "Nine in ten union members backed the deal.")
+    assert r.score == 0.5 and not any(x.endswith("✗") for x in lines(r))
+
+
+def test_numbers_in_a_time_phrase_are_not_a_share() -> None:
+    r = check(UNION, "Kane scored 2 in 10 minutes.")
+    assert not any("[what share]" in x for x in lines(r))
+    assert any("output: 10 · source: 10" in x for x in lines(r))
