@@ -106,10 +106,12 @@ def terms(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _source_terms(source_sentences: tuple[str, ...]) -> tuple[list[frozenset[str]], Counter[str]]:
+def _source_terms(
+    source_sentences: tuple[str, ...],
+) -> tuple[tuple[frozenset[str], ...], Counter[str]]:
     """Each source sentence's terms and in how many sentences each term occurs (kept for the
-    recent sources: every claim and window of a pair ranks the same source)."""
-    bags = [terms(s) for s in source_sentences]
+    recent sources: every claim and window of a pair ranks the same source; not to be changed)."""
+    bags = tuple(terms(s) for s in source_sentences)
     return bags, Counter(t for bag in bags for t in bag)
 
 

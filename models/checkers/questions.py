@@ -216,6 +216,22 @@ def _question(sentence: Sentence, span: Sequence[Token], governor: Token, wh: st
     return ("… " if lo > 0 else "") + text.strip() + (" …" if hi < len(toks) - 1 else "")
 
 
+def _hedge(toks: Sequence[Token], start: int) -> str | None:
+    """The hedge of a figure starting at token ``start``, from the three words before it: "up"
+    ("more than"), "down" ("up to"), "near" ("about") or None."""
+    before = {w.lemma for w in toks[max(0, start - 3) : start]}
+    if before & AT_LEAST:
+        return "up"
+    if before & AT_MOST:
+        return "down"
+    return "near" if before & NEAR else None
+
+
+def _negated(toks: Sequence[Token], governor: int) -> bool:
+    """Whether the governing word of an answer is negated ("did not approve")."""
+    return any(c.head == governor and c.dep == "neg" for c in toks if c.i != c.head)
+
+
 def _shares(toks: Sequence[Token]) -> dict[int, int]:
     """The shares a sentence gives as two numbers ("seven in ten", "two out of five", "one in
     every four", "13 out of the 22"): {index of the first number: index of the second}."""
@@ -254,19 +270,17 @@ def _share(sentence: Sentence, first: Token, second: Token, *, asked: bool = Tru
         return None
     span = list(toks[first.i : second.i + 1])
     value = 100.0 * top / bottom
-    before = {w.lemma for w in toks[max(0, first.i - 3) : first.i]}
-    hedge = "up" if before & AT_LEAST else "down" if before & AT_MOST else "near"
     return Answer(
         sentence=sentence.index,
         kind="share",
         words=("share", f"{value:g}"),
         value=value,
-        hedge=hedge,
+        hedge=_hedge(toks, first.i) or "near",
         text=sentence.text[first.start - sentence.start : second.end - sentence.start],
         governor=slot[0].i,
         lemma=slot[0].lemma,
         relation=slot[1],
-        negated=any(c.head == slot[0].i and c.dep == "neg" for c in toks if c.i != c.head),
+        negated=_negated(toks, slot[0].i),
         question=_question(sentence, span, slot[0], WH["share"]),
     )
 
@@ -303,28 +317,18 @@ def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
         kind = _kind(span)
         nums = [w.text for w in span if w.pos == "NUM"]
         start, end = span[0].start - sentence.start, span[-1].end - sentence.start
-        before = {w.lemma for w in toks[max(0, span[0].i - 3) : span[0].i]}
-        hedge = (
-            "up"
-            if before & AT_LEAST
-            else "down"
-            if before & AT_MOST
-            else "near"
-            if before & NEAR
-            else None
-        )
         out.append(
             Answer(
                 sentence=sentence.index,
                 kind=kind,
                 words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
                 value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
-                hedge=hedge,
+                hedge=_hedge(toks, span[0].i),
                 text=sentence.text[start:end],
                 governor=slot[0].i,
                 lemma=slot[0].lemma,
                 relation=slot[1],
-                negated=any(c.head == slot[0].i and c.dep == "neg" for c in toks if c.i != c.head),
+                negated=_negated(toks, slot[0].i),
                 question=_question(sentence, span, slot[0], WH[kind]),
             )
         )
@@ -523,19 +527,22 @@ def ask_speakers(
         source = index.speaker_of(words)
         if source is None:
             continue
-        shown = " ".join(said.split()[:QUOTED]) + (" …" if len(said.split()) > QUOTED else "")
         # single marks inside: the window quotes the question in double ones
-        asked = replace(a, question=f"[who] {verb} ‘{shown}’?")
+        asked = replace(a, question=f"[who] {verb} ‘{_first_words(said)}’?")
         verdict = Finding(asked, SAME if _same(a, source) else OTHER, source)
         return [verdict if f.answer is a else f for f in findings]
     return findings
 
 
+def _first_words(text: str, words: int = QUOTED) -> str:
+    cut = text.split()
+    return " ".join(cut[:words]) + (" …" if len(cut) > words else "")
+
+
 def quote(text: str, words: int = QUOTED) -> str:
     """The first words of a source sentence, to say where an answer was found: a quote finds
     the sentence in the source pane, where a number would clash with the evidence ranks."""
-    cut = text.split()
-    return "“" + " ".join(cut[:words]) + (" …”" if len(cut) > words else "”")
+    return f"“{_first_words(text, words)}”"
 
 
 #: The verdict marks that end each line of a sentence's ``detail`` (see :func:`describe`).
