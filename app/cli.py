@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_empty_names(args)
         return int(args.func(args) or 0)
     except FactDeskError as exc:
-        return _fail(_describe(exc), 2, as_json)
+        return _fail(_describe(exc), 2, as_json, also=_others(exc))
     except BrokenPipeError:  # output piped into head & co.: not an error of ours
         sys.stderr.close()
         return 0
@@ -82,13 +82,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
 
-def _fail(message: str, code: int, as_json: bool, *, kind: str = "error") -> int:
-    """Say why the command failed, once: a line on stderr, or a JSON object on stdout."""
+def _fail(
+    message: str, code: int, as_json: bool, *, kind: str = "error", also: Sequence[str] = ()
+) -> int:
+    """Say why the command failed, once: a line on stderr (and an indented line for each other
+    problem found with it), or a JSON object on stdout (the others under "also")."""
     if as_json:
-        print(shown_json({"error": message, "code": code}))
+        print(
+            shown_json({"error": message, "code": code, **({"also": list(also)} if also else {})})
+        )
     else:
         line = f"factdesk: {kind}: {message}" if kind else f"factdesk: {message}"
         print(shown(line), file=sys.stderr)
+        for other in also:
+            print(shown(f"  {other}"), file=sys.stderr)
     return code
 
 
@@ -273,6 +280,31 @@ def _describe(exc: FactDeskError) -> str:
             where.append(f"line {exc.line}")
         return f"{', '.join(where)}: {exc.reason}" if where else exc.reason
     return str(exc)
+
+
+#: How many of the other invalid records an error lists beside the first.
+LISTED_PROBLEMS = 10
+
+
+def _others(exc: FactDeskError) -> list[str]:
+    """A line for each other invalid record an input error carries (the first ten, then how
+    many more), and what to do; none for other errors."""
+    also = exc.also if isinstance(exc, InputError) else ()
+    if not also:
+        return []
+    lines = [
+        _describe(other)
+        if other.path != exc.path
+        else _describe(InputError(other.reason, line=other.line, field=other.field))
+        for other in also[:LISTED_PROBLEMS]
+    ]
+    if len(also) > LISTED_PROBLEMS:
+        lines.append(f"and {len(also) - LISTED_PROBLEMS:,} more")
+    lines.append(
+        f"{len(also) + 1:,} invalid records in all; --skip-invalid reads the valid ones and "
+        "lists these"
+    )
+    return lines
 
 
 def _field_note(field: str | None) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from app.analysis import AnalysisReport
 from app.io.exporter import export
 from app.io.importer import import_file
 from app.io.output import output_target, write_atomically
-from app.io.records import Problem, binary_lines
+from app.io.records import Problem, binary_lines, read_pairs
 from app.store import Project
 from models.errors import FactDeskError, InputError
 
@@ -133,8 +134,47 @@ def _write_part_input(part: Part, dest: Path) -> None:
 
 def _in_input(part: Part, exc: InputError) -> InputError:
     """The importer's error about a part's file, told as the input file and its line."""
-    line = None if exc.line is None else part.first_line + exc.line - 1
-    return InputError(exc.reason, path=str(part.path), line=line, field=exc.field)
+    return InputError(
+        exc.reason,
+        path=str(part.path),
+        line=None if exc.line is None else part.first_line + exc.line - 1,
+        field=exc.field,
+        also=tuple(_in_input(part, other) for other in exc.also),
+    )
+
+
+def _part_name(part: Part) -> str:
+    return f"part-{part.index:05d}.jsonl"
+
+
+def _check_records(parts: Sequence[Part]) -> None:
+    """Read every part's records before any is scored; raise on the first invalid one, with the
+    others of every part. Found at the part that holds it, a bad record would stop the run after
+    hours of scoring, and the fixed input (another size) is another run's: its parts go."""
+    problems: list[InputError] = []
+    with tempfile.TemporaryDirectory(prefix="factdesk-check-") as tmp:
+        for part in parts:
+            check = Path(tmp) / _part_name(part)
+            _write_part_input(part, check)
+            try:
+                read = read_pairs(check, fmt="jsonl", skip_invalid=True)
+            except InputError as exc:
+                raise _in_input(part, exc) from None
+            finally:
+                check.unlink(missing_ok=True)
+            problems += [
+                _in_input(part, InputError(p.reason, line=p.line, field=p.field))
+                for p in read.invalid
+            ]
+    if problems:
+        first = problems[0]
+        raise InputError(
+            first.reason,
+            path=first.path,
+            line=first.line,
+            field=first.field,
+            also=tuple(problems[1:]),
+        )
 
 
 def score_corpus(
@@ -181,13 +221,15 @@ def score_corpus(
     if Path(src).is_dir() and Path(src).resolve() in (out.resolve(), *out.resolve().parents):
         raise InputError("is inside the input folder; write the parts elsewhere", path=str(out))
     parts = plan_parts(files, pairs_per_part)
+    if not skip_invalid:  # before the manifest: a fixed input is then still this run's
+        _check_records([p for p in parts if not (folder / _part_name(p)).exists()])
     folder.mkdir(parents=True, exist_ok=True)
     _check_manifest(folder, files, pairs_per_part, settings)
     report = ScoreReport(parts=len(parts), out=str(out))
     total = sum(p.records for p in parts)
     done = 0
     for part in parts:
-        target = folder / f"part-{part.index:05d}.jsonl"
+        target = folder / _part_name(part)
         if target.exists():
             report.parts_done_before += 1
             done += part.records
@@ -279,7 +321,7 @@ def _join(parts: Sequence[Part], folder: Path, out: Path) -> None:
     """Join the parts into ``out`` (complete or absent: renamed at the end); remove the parts."""
     with write_atomically(out, what="the scored corpus", binary=True) as dest:
         for part in parts:
-            with open(folder / f"part-{part.index:05d}.jsonl", "rb") as src:
+            with open(folder / _part_name(part), "rb") as src:
                 shutil.copyfileobj(src, dest)
     shutil.rmtree(folder)
 

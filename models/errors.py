@@ -30,6 +30,8 @@ class InputError(FactDeskError):
         path: the file, when known.
         line: the 1-based line or record number, when known.
         field: the field name, when known.
+        also: the other problems the same reading found, so a file can be fixed in one pass;
+            shown after the message.
     """
 
     def __init__(
@@ -39,11 +41,13 @@ class InputError(FactDeskError):
         path: str | None = None,
         line: int | None = None,
         field: str | None = None,
+        also: tuple[InputError, ...] = (),
     ) -> None:
         self.path = path
         self.line = line
         self.field = field
         self.reason = message
+        self.also = also
         where = []
         if path is not None:
             where.append(str(path))

@@ -175,9 +175,9 @@ def read_pairs(
         max_file_bytes: most bytes read from the file (None: :data:`MAX_FILE_BYTES`).
 
     Raises:
-        InputError: naming file, line and field, for the first problem (unless skip_invalid);
-            always for problems with the file as a whole (encoding, a cap, empty, no usable
-            fields).
+        InputError: naming file, line and field of the first invalid record, and the others
+            after it (unless skip_invalid; the whole file is read first); always, at once, for
+            problems with the file as a whole (encoding, a cap, empty, no usable fields).
     """
     path = Path(path)
     fmt = fmt or guess_format(path)
@@ -190,6 +190,7 @@ def read_pairs(
     result = ReadResult()
     any_row = False
     id_kinds: dict[str, tuple[str, int]] = {}  # stored id -> (JSON kind, first line)
+    first: InputError | None = None
     for line, row in rows:
         any_row = True
         try:
@@ -201,12 +202,30 @@ def read_pairs(
             _check_id_kind(path, line, row, resolved["id"], record.external_id, id_kinds)
             result.records.append(record)
         except InputError as err:
-            if not skip_invalid or err.field == "__file__":
+            if err.field == "__file__":
                 raise
+            if first is None:
+                first = err
             result.invalid.append(Problem(line, err.field, err.reason, _raw_id(row, mapping)))
     if not any_row:
         raise InputError("the file has no records", path=str(path))
+    if first is not None and not skip_invalid:
+        raise _all_invalid(first, result.invalid)
     return result
+
+
+def _all_invalid(first: InputError, problems: list[Problem]) -> InputError:
+    """The first invalid record's error, carrying the others (the whole file was read), so a
+    file is fixed in one pass rather than by one failed import per bad record."""
+    return InputError(
+        first.reason,
+        path=first.path,
+        line=first.line,
+        field=first.field,
+        also=tuple(
+            InputError(p.reason, path=first.path, line=p.line, field=p.field) for p in problems[1:]
+        ),
+    )
 
 
 def _check_id_kind(
@@ -302,6 +321,14 @@ def _lines(path: Path, max_line_bytes: int, max_file_bytes: int) -> Iterator[tup
             yield n, text
 
 
+def _json_problem(raw: str, exc: json.JSONDecodeError) -> str:
+    """Where a record's JSON goes wrong, as a column of its line; a record cut short (a missing
+    closing brace or quote) is said to end early rather than placed after its line break."""
+    if exc.pos >= len(raw.rstrip()):
+        return f"malformed JSON: the record ends before its object does ({exc.msg})"
+    return f"malformed JSON: {exc.msg} at column {exc.pos + 1}"
+
+
 def _json_rows(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
     # Records end at "\n" only (a "\r" before it is JSON whitespace): str.splitlines() would
     # also cut at U+2028, U+2029 and U+0085, which JSON strings may hold unescaped.
@@ -323,12 +350,7 @@ def _json_rows(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[i
             )
             continue
         except json.JSONDecodeError as exc:
-            yield (
-                n,
-                InputError(
-                    f"malformed JSON: {exc.msg} at column {exc.colno}", path=str(path), line=n
-                ),
-            )
+            yield n, InputError(_json_problem(raw, exc), path=str(path), line=n)
             continue
         if not isinstance(value, dict):
             yield (

@@ -114,6 +114,31 @@ def test_errors_name_the_input_line(tmp_path: Path) -> None:
     assert [p.line for p in report.skipped] == [5] and report.pairs == 5
 
 
+def test_bad_records_of_a_later_part_stop_the_run_before_any_part_is_scored(
+    tmp_path: Path, capsys: Any
+) -> None:
+    recs: list[Any] = records(7)
+    recs[4] = {"id": "bad", "source": "A text."}  # line 5: the second part
+    recs[6] = {"id": "bad2", "source": "A text.", "output": ""}  # line 7: the third
+    src = write_jsonl(tmp_path / "in.jsonl", recs)
+    out = tmp_path / "out"
+    with pytest.raises(InputError) as err:
+        score_corpus(src, out, lexical_run(), settings=SETTINGS, pairs_per_part=3)
+    assert err.value.line == 5 and [(o.line, o.field) for o in err.value.also] == [(7, "output")]
+    assert not out.exists(), "nothing scored, no parts kept for a fixed input to clash with"
+    assert cli.main(["score", str(src), str(out), "--checker", "lexical"]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert "in.jsonl, line 5, field 'output': no output field" in said[0]
+    assert said[1:] == [
+        "  line 7, field 'output': empty",
+        "  2 invalid records in all; --skip-invalid reads the valid ones and lists these",
+    ]
+    recs[4]["output"], recs[6]["output"] = "Fixed.", "Fixed too."
+    write_jsonl(src, recs)
+    report = score_corpus(src, out, lexical_run(), settings=SETTINGS, pairs_per_part=3)
+    assert report.pairs == 7 and report.skipped == []
+
+
 def test_another_runs_parts_are_refused(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", records(3))
     score_corpus(src, tmp_path / "out", lexical_run(), settings=SETTINGS, pairs_per_part=2)

@@ -83,6 +83,33 @@ def test_malformed_json(project: Project, tmp_path: Path) -> None:
     assert_error(project, path, 2, None, "malformed JSON")
 
 
+def test_json_record_cut_short_says_so_rather_than_pointing_past_its_line(
+    project: Project, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"source": "a", "output": "b"\n{"source": "a" "output": "b"}\n', "utf-8")
+    report = import_file(project, path, skip_invalid=True)
+    assert [p.line for p in report.skipped] == [1, 2]
+    assert "ends before its object does" in report.skipped[0].reason
+    assert report.skipped[1].reason.endswith("at column 16")  # where the comma was wanted
+
+
+def test_every_invalid_record_is_named_at_once(project: Project, tmp_path: Path) -> None:
+    """A file with several bad records is fixed in one pass: the error names all of them."""
+    path = tmp_path / "bad.jsonl"
+    bad = [json.dumps({"source": "s", "output": ""}), "{not json", json.dumps({"output": "x"})]
+    path.write_text("\n".join([json.dumps(PAIRS[0]), *bad, json.dumps(PAIRS[1])]) + "\n", "utf-8")
+    with pytest.raises(InputError) as info:
+        import_file(project, path)
+    err = info.value
+    assert (err.line, err.field) == (2, "output")
+    assert [(o.path, o.line, o.field) for o in err.also] == [
+        (str(path), 3, None),
+        (str(path), 4, "source"),
+    ]
+    assert project.count_pairs() == 0
+
+
 def test_json_line_that_is_not_an_object(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(PAIRS[0]) + "\n[1, 2]\n", encoding="utf-8")
