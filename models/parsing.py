@@ -113,16 +113,17 @@ def line_starts(doc: Any) -> list[int]:
     header with the rule below it, :func:`_cut`). A hard-wrapped text
     (:func:`hard_wrapped`) reads on across single line breaks, and a line broken inside a
     sentence ("The mayor, who has" / "served since 2019") is left to the parser."""
-    if "\n" not in doc.text:
+    text = doc.text  # spaCy joins every token again for each doc.text
+    if "\n" not in text:
         return []
-    single = not hard_wrapped(doc.text)
+    single = not hard_wrapped(text)
     out = []
     for t in doc[1:-1]:
         if not (t.is_space and "\n" in t.text):
             continue
-        before = doc.text[: t.idx].rstrip().rstrip(_CLOSERS)[-1:]
+        before = _last_mark(text, t.idx)
         after = doc[t.i + 1].text[:1]
-        if table_rule_at(doc.text, doc[t.i + 1].idx):
+        if table_rule_at(text, doc[t.i + 1].idx):
             continue  # a table's rule stays with its header row
         if t.text.count("\n") >= 2 or (
             single
@@ -132,13 +133,25 @@ def line_starts(doc: Any) -> list[int]:
                 or after.isupper()
                 or after.isdigit()
                 or after in _OPENERS
-                or _LIST_ITEM.match(doc.text, doc[t.i + 1].idx) is not None
-                or heading_at(doc.text, doc[t.i + 1].idx)
-                or code_block_end(doc.text, doc[t.i + 1].idx) is not None
+                or _LIST_ITEM.match(text, doc[t.i + 1].idx) is not None
+                or heading_at(text, doc[t.i + 1].idx)
+                or code_block_end(text, doc[t.i + 1].idx) is not None
             )
         ):
             out.append(t.i + 1)
     return out
+
+
+def _last_mark(text: str, end: int) -> str:
+    """The last character before ``end`` that is neither white space nor, after it, a closing
+    quote or bracket ("" if none): ``text[:end].rstrip().rstrip(_CLOSERS)[-1:]`` without copying
+    the text before it, once per line break."""
+    i = end - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    while i >= 0 and text[i] in _CLOSERS:
+        i -= 1
+    return text[i] if i >= 0 else ""
 
 
 def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
@@ -177,21 +190,24 @@ def _split_figure_stops(doc: Any) -> None:
 
 
 def _mark(doc: Any, starts: Sequence[int] | None) -> None:
+    # Collected, then set at once: spaCy scans the whole doc on each token's is_sent_start set.
+    mark: dict[int, bool] = {}
     if starts is None:
+        text = doc.text
         lines = line_starts(doc)
         for i in lines:
-            doc[i].is_sent_start = True
+            mark[i] = True
         # the stars that close emphasis end what they emphasise ("**The museum closes.**")
         at = [t.idx for t in doc]
-        for a, b in closers(doc.text):
+        for a, b in closers(text):
             for k in range(bisect.bisect_left(at, a), bisect.bisect_left(at, b)):
-                doc[k].is_sent_start = False
+                mark[k] = False
         # an arrow joins what it stands between ("Cafe → stays open")
         for t in doc[1:]:
             if _ARROW.fullmatch(t.text):
-                t.is_sent_start = False
+                mark[t.i] = False
                 if t.i + 1 < len(doc):
-                    doc[t.i + 1].is_sent_start = False
+                    mark[t.i + 1] = False
         # a list mark starts its item's sentence, never one of its own ("-", "2.", "(b)"), and
         # a heading's signs or a bold label ("**Closure:** The museum closes …") stay with what
         # they lead
@@ -200,44 +216,57 @@ def _mark(doc: Any, starts: Sequence[int] | None) -> None:
             if i >= len(doc) or doc[i].idx < block_end:
                 continue  # a line inside a code block
             # a fenced code block is one sentence, and what follows it starts another
-            end = code_block_end(doc.text, doc[i].idx)
+            end = code_block_end(text, doc[i].idx)
             if end is not None:
                 block_end = end
-                k = _hold(doc, i, end)
+                k = _hold(doc, mark, i, end)
                 while k < len(doc) and doc[k].is_space:
                     k += 1
                 if k < len(doc):
-                    doc[k].is_sent_start = True
+                    mark[k] = True
                 continue
             # a table's row is one sentence (its header one with the rule below it)
-            end = table_row_end(doc.text, doc[i].idx)
+            end = table_row_end(text, doc[i].idx)
             if end is not None:
-                _hold(doc, i, end)
+                _hold(doc, mark, i, end)
                 continue
-            end = lead_end(doc.text, doc[i].idx)
+            end = lead_end(text, doc[i].idx)
             if end is not None:
-                _hold(doc, i, end + 1)  # the first word after the lead too
+                _hold(doc, mark, i, end + 1)  # the first word after the lead too
             for n in (3, 2, 1):
                 if i + n < len(doc) and _LIST_MARK.fullmatch(
                     "".join(t.text for t in doc[i : i + n])
                 ):
-                    for t in doc[i + 1 : i + n + 1]:
-                        t.is_sent_start = False
+                    for k in range(i + 1, min(i + n + 1, len(doc))):
+                        mark[k] = False
                     break
+    else:
+        words = [t for t in doc if not t.is_space]
+        at = [t.idx for t in words]
+        marked = {words[j].i for j in (bisect.bisect_left(at, o) for o in starts) if j < len(words)}
+        mark = {k: k in marked for k in range(1, len(doc))}
+    _set_starts(doc, mark)
+
+
+def _set_starts(doc: Any, mark: dict[int, bool]) -> None:
+    """Set the tokens' sentence starts (True: starts one, False: continues one) in one pass."""
+    if not mark:
         return
-    words = [t for t in doc if not t.is_space]
-    at = [t.idx for t in words]
-    marked = {words[j].i for j in (bisect.bisect_left(at, o) for o in starts) if j < len(words)}
-    for t in doc[1:]:
-        t.is_sent_start = t.i in marked
+    import numpy as np
+    from spacy.attrs import SENT_START
+
+    values = doc.to_array([SENT_START]).astype(np.int64)
+    for k, start in mark.items():
+        values[k] = 1 if start else -1
+    doc.from_array([SENT_START], values.view(np.uint64))
 
 
-def _hold(doc: Any, i: int, end: int) -> int:
+def _hold(doc: Any, mark: dict[int, bool], i: int, end: int) -> int:
     """Mark the tokens after ``doc[i]`` that start before character ``end`` to continue its
     sentence; the index of the first token at or after ``end``."""
     k = i + 1
     while k < len(doc) and doc[k].idx < end:
-        doc[k].is_sent_start = False
+        mark[k] = False
         k += 1
     return k
 

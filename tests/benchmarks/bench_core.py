@@ -40,6 +40,53 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def long_text(chars: int) -> str:
+    """The demo's sources as paragraphs and list items, repeated to ``chars`` characters: a long
+    report with a line break every few sentences."""
+    sources = [json.loads(x)["source"] for x in demo_pairs_file().read_text("utf-8").splitlines()]
+    parts: list[str] = []
+    size = 0
+    for i in range(10_000):
+        text = sources[i % len(sources)]
+        parts.append(text if i % 3 else "- " + text.replace(". ", ".\n- ", 2))
+        size += len(text) + 2
+        if size >= chars:
+            break
+    return "\n\n".join(parts)[:chars]
+
+
+def parse_rows() -> list[tuple[str, str, str]]:
+    """Parsing time per word for a short and a ten times longer source: the same when the
+    sentence marking stays linear (it set each token's start through spaCy, which scans the
+    whole doc per token: 132 s for a 167,000-character source before, 8 s after)."""
+    from models.parsing import parse
+
+    parse("Warm up the parser.")
+    rows, per_word = [], []
+    for chars in (15_000, 150_000):
+        text = long_text(chars)
+        t = time.perf_counter()
+        parse(text)
+        dt = time.perf_counter() - t
+        words = len(text.split())
+        per_word.append(dt / words)
+        rows.append(
+            (
+                f"parse a {chars:,}-character source ({text.count(chr(10)):,} line breaks)",
+                f"{words / dt:,.0f} words/s",
+                "(no target)",
+            )
+        )
+    rows.append(
+        (
+            "parse time per word, long source / short",
+            f"{per_word[1] / per_word[0]:.2f}",
+            "<= 1.5 (linear)",
+        )
+    )
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=100_000)
@@ -84,6 +131,7 @@ def main() -> None:
             n = export(demo, tmpd / "demo.jsonl")
             dt = time.perf_counter() - t
             rows.append(("export analysed demo to JSONL", f"{n / dt:,.0f} pairs/s", ""))
+    rows += parse_rows()
     rows.append(("peak memory (RSS) of this process", f"{peak_mb():,.0f} MB", ""))
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'measured':>18}  target")
