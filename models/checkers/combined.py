@@ -228,6 +228,10 @@ class CombinedChecker:
         """One pair's combined result from its components' results (and, for a pair with a
         yes/no claim, the NLI checker's result ``answers``)."""
         names = self._combiner.features
+        # A sentence is scored when a feature that carries weight read it: one read only by
+        # weightless features (align, say, where the models' input is too short for it) would
+        # get the bias alone, a score that says nothing about it.
+        weighed = [w != 0 for w in self._combiner.weights]
         rows, checked = [], []
         for s in item.output.sentences:
             values = sentence_features(names, results, s.index)
@@ -237,7 +241,7 @@ class CombinedChecker:
                     None if FEATURES[n][0] in WORD_MATCH else v
                     for n, v in zip(names, values, strict=True)
                 ]
-            if any(v is not None for v in values):
+            if any(v is not None and w for v, w in zip(values, weighed, strict=True)):
                 rows.append(values)
                 checked.append(s.index)
         probs = dict(zip(checked, self._combiner.predict(rows).tolist(), strict=True))

@@ -92,6 +92,21 @@ def test_combined_checker_per_sentence_and_not_checked() -> None:
         CombinedChecker(comb, {"dae": Fixed("dae", [0.5])})
 
 
+def test_a_sentence_only_weightless_features_read_is_not_checked() -> None:
+    """Read by align alone (weight 0: the models' input was too short for it), a sentence
+    would get the bias alone, a score that says nothing of it; it is not checked instead."""
+    comb = Combiner(_spec(["support", "align"], [1.0, 0.0], bias=-0.4))
+    checker = CombinedChecker(
+        comb,
+        {"support": Fixed("support", [0.9, None]), "align": Fixed("align", [0.9, 0.95])},
+    )
+    (result,) = checker.score([PairInput("k", _output(0), _output(2))])
+    read, unread = result.sentences
+    assert read.score is not None and read.score > 0.5
+    assert unread.score is None and unread.not_checked == "no content arcs"
+    assert result.score == read.score
+
+
 def test_pair_features_take_the_weakest_sentence() -> None:
     results = {
         "dae": Fixed("dae", [0.9, 0.3], 0.1).score([PairInput("k", _output(0), _output(2))])[0],
