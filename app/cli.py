@@ -287,19 +287,36 @@ LISTED_PROBLEMS = 10
 
 
 def _others(exc: FactDeskError) -> list[str]:
-    """A line for each other invalid record an input error carries (the first ten, then how
-    many more), and what to do; none for other errors."""
+    """A line for the other invalid records an input error carries: those with the first's
+    problem as one line of their numbers (a wrong field name fails every record alike),
+    each other one on its own (the first ten, then how many more); and what to do. None for
+    other errors."""
     also = exc.also if isinstance(exc, InputError) else ()
     if not also:
         return []
-    lines = [
+
+    def problem(e: InputError) -> tuple[str | None, str | None, str]:
+        # what is wrong, without the record's own details after a ";" (its fields, say)
+        return e.path, e.field, e.reason.split(";")[0]
+
+    alike = [o.line for o in also if problem(o) == problem(exc)]
+    rest = [o for o in also if problem(o) != problem(exc)]
+    lines = []
+    if alike:
+        shown = ", ".join(str(n) for n in alike[:LISTED_PROBLEMS])
+        more = ", …" if len(alike) > LISTED_PROBLEMS else ""
+        plural = "s" if len(alike) > 1 else ""
+        lines.append(
+            f"the same in {len(alike):,} other record{plural} (line{plural} {shown}{more})"
+        )
+    lines += [
         _describe(other)
         if other.path != exc.path
         else _describe(InputError(other.reason, line=other.line, field=other.field))
-        for other in also[:LISTED_PROBLEMS]
+        for other in rest[:LISTED_PROBLEMS]
     ]
-    if len(also) > LISTED_PROBLEMS:
-        lines.append(f"and {len(also) - LISTED_PROBLEMS:,} more")
+    if len(rest) > LISTED_PROBLEMS:
+        lines.append(f"and {len(rest) - LISTED_PROBLEMS:,} more")
     lines.append(
         f"{len(also) + 1:,} invalid records in all; --skip-invalid reads the valid ones and "
         "lists these"

@@ -104,5 +104,7 @@ def test_error_messages_escape_paths_and_field_names(tmp_path: Path, capsys) -> 
     assert code == 2 and raw_free(out, err) and err.count("\n") == 1
     pairs = write_jsonl(tmp_path / "p.jsonl", PAIRS)
     code, out, err = run(capsys, "import", proj, str(pairs), "--source-field", f"s{EVIL}\nx")
-    assert code == 2 and raw_free(out, err) and err.count("\n") == 1
+    # every record fails alike: one line for the first, one for the others, one for what to do
+    assert code == 2 and raw_free(out, err) and err.count("\n") == 3
+    assert "\n  the same in 2 other records (lines 2, 3)\n" in err
     assert "\\x1b[2J" in err
