@@ -40,6 +40,7 @@ from models.checkers.base import Checker, PairScore
 from models.claims import pair_input
 from models.document import ParsedText, Sentence
 from models.errors import Cancelled, FactDeskError
+from models.language import foreign_language
 from models.parsing import load_pipeline, parse_many, pipeline_version
 
 Progress = Callable[[int, int], None]
@@ -391,13 +392,17 @@ def score_chunk(
         should_stop,
         None if parsed is None else lambda d, t: parsed(d // 2, t // 2),
     )
+    # parsed (the window shows its sentences for review), but not scored: see not_english
+    refused.update(not_english({oid: texts[oid] for oid in docs}))
     questions = questions or {}
     inputs = {
-        oid: pair_input(oid, src, out, questions.get(oid)) for oid, (src, out) in docs.items()
+        oid: pair_input(oid, src, out, questions.get(oid))
+        for oid, (src, out) in docs.items()
+        if oid not in refused
     }
     results: list[tuple[str, list[PairScore]]] = []
     for checker in checkers:
-        mine = [oid for oid in need if checker.name in need[oid] and oid in docs]
+        mine = [oid for oid in need if checker.name in need[oid] and oid in inputs]
         if not mine:
             continue
         batch = [inputs[oid] for oid in mine]
@@ -518,6 +523,25 @@ def too_long(texts: dict[int, tuple[str, str]], limit: int) -> dict[int, str]:
             if len(t) > limit:
                 refused[oid] = (
                     f"{what} is {len(t):,} characters, over the parser's limit of {limit:,}"
+                )
+                break
+    return refused
+
+
+def not_english(texts: dict[int, tuple[str, str]]) -> dict[int, str]:
+    """Pairs whose source or output is plainly not in English, with the reason.
+
+    The models read English only: on another language they return numbers that say nothing
+    (a faithful German summary scored 0.24), so such a pair is recorded as not checked, as a
+    pair too long to parse is (:func:`too_long`), and the report and the window say why.
+    """
+    refused = {}
+    for oid, (src, out) in texts.items():
+        for what, t in (("source", src), ("output", out)):
+            language = foreign_language(t)
+            if language is not None:
+                refused[oid] = (
+                    f"the {what} reads as {language}, not English: the models read English only"
                 )
                 break
     return refused

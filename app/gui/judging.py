@@ -35,6 +35,13 @@ ACTIONS = tuple(DEFAULT_KEYS)
 Scores = tuple[PairScoreRow, dict[int, SentenceScoreRow], dict[int, float]]
 
 
+def pair_not_checked(scores: Scores) -> str | None:
+    """Why a checker left a whole pair unscored (its texts are not in English, too long to
+    parse), when it did: its sentences then have no rows of their own."""
+    pair = scores[0]
+    return pair.reason if pair is not None and pair.score is None and not scores[1] else None
+
+
 @dataclass(frozen=True)
 class Unit:
     """The item under the keyboard: a sentence, an arc or the whole pair."""
@@ -196,6 +203,9 @@ class JudgingController(QObject):
             return None, None, "not analysed"
         row = sc[1].get(sid)
         if row is None:
+            why = pair_not_checked(sc)
+            if why is not None:  # the whole pair was left out (an output not in English, say)
+                return "not_checked", None, f"not checked: {why}"
             return None, None, "not analysed"
         # what the checker found, in words
         found = "".join(f"\n{line}" for line in finding_lines(row.detail))
@@ -226,6 +236,9 @@ class JudgingController(QObject):
         out: list[tuple[str, str]] = []
         shown = b.scores.get(self.checker)
         shown_row = None if shown is None else shown[1].get(sid)
+        why = None if shown is None or shown_row is not None else pair_not_checked(shown)
+        if why is not None:
+            out.append((self.checker_label, f"not checked: {why}"))
         # where the shown score passes the sentence, a flag beside it says so: the two marks
         # must not read as one contradicting the other
         passes = (

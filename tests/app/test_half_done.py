@@ -165,3 +165,28 @@ def test_csv_export_keeps_pairs_never_analysed_and_says_how_many(
     assert n2["sentence"] == "" and n2["lexical_score"] == "" and n2["lexical_not_checked"] == ""
     code, text, _ = run(capsys, "export", str(project.path), str(out), "--format", "csv", "--json")
     assert json.loads(text)["not_analysed"] == 2
+
+
+def test_a_pair_not_in_english_is_parsed_but_not_scored_and_says_why(
+    project: Project, tmp_path: Path
+) -> None:
+    """The models read English only: on German they returned a flag that said nothing."""
+    german = {
+        "id": "de",
+        "source": "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt "
+        "Andreas Bovenschulte und gehört der SPD an.",
+        "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
+        "Jahren in der Stadt lebt.",
+    }
+    import_file(project, write_jsonl(tmp_path / "de.jsonl", [PAIRS[0], german]))
+    report = analyze(project, [LexicalArcChecker()])
+    assert report.checkers[0].scored == 1
+    assert [n.reason for n in report.not_checked_pairs] == [
+        "the source reads as German, not English: the models read English only"
+    ]
+    rows = pair_rows(project)
+    assert rows["de"].score is None and "reads as German" in (rows["de"].reason or "")
+    assert rows["p1"].score is not None
+    de = next(r for r in project.pair_rows() if r.external_id == "de")
+    assert [x.text for x in project.sentences(output_id=de.output_id)] == [german["output"]]
+    assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0  # and then done

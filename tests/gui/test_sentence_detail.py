@@ -106,3 +106,34 @@ def test_another_checkers_words_show_where_it_flags_the_sentence(
     w.judging.do("next")
     assert not w.view.finding.isVisible()
     w.close()
+
+
+def test_a_pair_left_unscored_says_why_on_its_sentences(
+    qtbot, settings: Settings, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A pair analysis left out whole (its source is German) shows its sentences as not
+    checked, with the reason, not as never analysed."""
+    from models.checkers.lexical import LexicalArcChecker
+
+    german = {
+        "id": "de",
+        "source": "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt "
+        "Andreas Bovenschulte und gehört der SPD an.",
+        "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
+        "Jahren in der Stadt lebt.",
+    }
+    path = tmp_path / "de.factdesk"
+    with Project.create(path) as p:
+        import_file(p, write_jsonl(tmp_path / "de.jsonl", [german]))
+        analyze(p, [LexicalArcChecker()])
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.session.open_project(path)
+    w.output_view.setFocus()
+    why = "not checked: the source reads as German, not English: the models read English only"
+    assert w.view.finding.isVisible() and why in w.view.finding.text()
+    sid = w.judging.bundle.sentences[0].id
+    state, score, tip = w.judging.sentence_state(sid)
+    assert (state, score) == ("not_checked", None) and tip == why
+    w.close()
