@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import csv
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -450,6 +451,14 @@ def _surrogate_in(value: Any, at: str) -> tuple[str, str] | None:
 _LONE_CR = re.compile(r"(?<=\r)(?!\n)")
 
 
+def _delimiter(fmt: Format, header: str) -> str:
+    """A TSV's tab; a CSV's comma, or its semicolon when the header line has semicolons and no
+    comma (Excel writes CSV so where the comma is the decimal mark)."""
+    if fmt != "csv":
+        return "\t"
+    return ";" if ";" in header and "," not in header else ","
+
+
 def _table_rows(
     path: Path, lines: Iterator[tuple[int, str]], fmt: Format
 ) -> Iterator[tuple[int, Any]]:
@@ -457,7 +466,11 @@ def _table_rows(
     # csv counts "\r", "\n" and "\r\n" as line ends (as a file opened with newline=""):
     # lines read at "\n" are cut after a lone "\r" too, so its line numbers stay the same.
     physical = (part for _n, line in lines for part in _LONE_CR.split(line) if part)
-    reader = csv.reader(physical, delimiter="," if fmt == "csv" else "\t", strict=True)
+    first = next(physical, None)
+    if first is None:
+        return
+    physical = itertools.chain([first], physical)
+    reader = csv.reader(physical, delimiter=_delimiter(fmt, first), strict=True)
     try:
         header = next(reader)
     except StopIteration:

@@ -69,6 +69,31 @@ def assert_error(
     assert project.count_pairs() == 0, "nothing of a bad file may be imported"
 
 
+def test_csv_separated_by_semicolons_as_excel_writes_it(project: Project, tmp_path: Path) -> None:
+    """Where the comma is the decimal mark Excel separates CSV fields with semicolons; read
+    with commas, the header was one field 'id;source;output' and every record failed."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(
+        "\ufeffid;source;output\r\n"
+        '1;"The council approved a budget; the mayor spoke.";The council approved it.\r\n'
+        "2;The bridge opened in 1999, in May.;The bridge opened in 1998.\r\n".encode()
+    )
+    assert import_file(project, path).imported == 2
+    texts = {
+        r.external_id: (src.text, out.text)
+        for r in project.pair_rows()
+        for out, src in [project.pair(r.output_id)]
+    }
+    assert texts["1"] == (
+        "The council approved a budget; the mayor spoke.",
+        "The council approved it.",
+    )
+    assert texts["2"][0] == "The bridge opened in 1999, in May."
+    commas = tmp_path / "commas.csv"  # a semicolon inside a quoted header name: still commas
+    commas.write_text('"note; kept",source,output\nx,A source.,An output.\n', encoding="utf-8")
+    assert import_file(project, commas).imported == 1
+
+
 def test_invalid_utf8(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(
