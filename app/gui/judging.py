@@ -35,13 +35,6 @@ ACTIONS = tuple(DEFAULT_KEYS)
 Scores = tuple[PairScoreRow, dict[int, SentenceScoreRow], dict[int, float]]
 
 
-def pair_not_checked(scores: Scores) -> str | None:
-    """Why a checker left a whole pair unscored (its texts are not in English, too long to
-    parse), when it did: its sentences then have no rows of their own."""
-    pair = scores[0]
-    return pair.reason if pair is not None and pair.score is None and not scores[1] else None
-
-
 @dataclass(frozen=True)
 class Unit:
     """The item under the keyboard: a sentence, an arc or the whole pair."""
@@ -203,7 +196,7 @@ class JudgingController(QObject):
             return None, None, "not analysed"
         row = sc[1].get(sid)
         if row is None:
-            why = pair_not_checked(sc)
+            why = self.bundle.left_out(self.checker) if self.bundle is not None else None
             if why is not None:  # the whole pair was left out (an output not in English, say)
                 return "not_checked", None, f"not checked: {why}"
             return None, None, "not analysed"
@@ -236,7 +229,7 @@ class JudgingController(QObject):
         out: list[tuple[str, str]] = []
         shown = b.scores.get(self.checker)
         shown_row = None if shown is None else shown[1].get(sid)
-        why = None if shown is None or shown_row is not None else pair_not_checked(shown)
+        why = None if shown_row is not None else b.left_out(self.checker)
         if why is not None:
             out.append((self.checker_label, f"not checked: {why}"))
         # where the shown score passes the sentence, a flag beside it says so: the two marks

@@ -45,6 +45,12 @@ class PairBundle:
     # judgment id -> (checker, version) of each stored score its model_score can have come from
     score_sources: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
 
+    def left_out(self, checker: str) -> str | None:
+        """Why ``checker`` left this pair unscored as a whole (its texts are not in English, or
+        too long to parse), when it did: its sentences then have no scores of their own."""
+        pair, sentences, _arcs = self.scores.get(checker, (None, {}, {}))
+        return pair.reason if pair is not None and pair.score is None and not sentences else None
+
 
 _R = TypeVar("_R", bound=Base)
 

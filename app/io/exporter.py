@@ -279,8 +279,7 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
             whole: list[Any] = [logical_id(b.output.external_id, b.output.system)]
             whole += [b.output.system or "", "", "", "", b.output.text]
             for name in names:
-                pair = b.scores.get(name, (None, {}, {}))[0]
-                whole += ["", "", "", "" if pair is None else pair.reason or "", ""]
+                whole += ["", "", "", b.left_out(name) or "", ""]
             whole += [""] * 10
             writer.writerow([spreadsheet_safe(c) for c in whole])
             n += 1
@@ -301,11 +300,13 @@ def _csv(project: Project, fh: Any, total: int, progress: Any) -> int:
             ]
             for name in names:
                 sc = b.scores.get(name, (None, {}, {}))[1].get(s.id)
+                # a pair left out whole says why on each of its sentences
+                why = b.left_out(name) if sc is None else sc.not_checked
                 row += [
                     "" if sc is None or sc.score is None else f"{sc.score:.4f}",
                     "" if sc is None or sc.min_arc is None else f"{sc.min_arc:.4f}",
                     "" if sc is None else " ".join(map(str, sc.evidence or [])),
-                    "" if sc is None or sc.not_checked is None else sc.not_checked,
+                    why or "",
                     "" if sc is None or sc.detail is None else sc.detail,
                 ]
             final = finals.get((f"sentence:{s.id}", "support"))

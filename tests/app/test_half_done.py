@@ -190,3 +190,8 @@ def test_a_pair_not_in_english_is_parsed_but_not_scored_and_says_why(
     de = next(r for r in project.pair_rows() if r.external_id == "de")
     assert [x.text for x in project.sentences(output_id=de.output_id)] == [german["output"]]
     assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0  # and then done
+    export(project, tmp_path / "out.csv", fmt="csv")  # each of its sentences says why
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as fh:
+        rows_csv = {r["pair_id"]: r for r in csv.DictReader(fh)}
+    assert "reads as German" in rows_csv["de"]["lexical_not_checked"]
+    assert rows_csv["p1"]["lexical_not_checked"] == ""
