@@ -13,8 +13,8 @@ It reads two things, and decides only when they are plain:
   words or more where English ones are under 6% of the words and those of one of six other
   languages written in Latin letters (German, French, Spanish, Italian, Dutch, Portuguese) make
   at least 15%. English prose runs at 25-45% of its own (the demo's and the probes' sources;
-  median 35%); a list of names, a
-  table or a code block has few function words of any language and is read as English.
+  median 35%); a list of names, a table or a code block has few function words of any
+  language and is read as English.
 Function words are counted where they are written in lower case or open a sentence: one that
 opens a name inside a sentence ("Los Angeles", "La Jolla") says nothing of the text's language.
 A word that is a function word of English and of another language ("a", "in", "an", "as")
