@@ -32,7 +32,7 @@ from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.io.output import output_target, write_atomically
 from app.review.adjudication import Final, ProjectFinals, final_labels, pair_finals
 from app.store.project import Project
-from app.store.schema import Judgment, Output, Run
+from app.store.schema import Judgment, Output, PairScoreRow, Run
 from app.thresholds import check_threshold
 from models.evidence import SHOWN, text_relevance, top_ranked
 
@@ -227,12 +227,50 @@ def checkers_section(ctx: ReportContext) -> Section | None:
         rows,
         numeric_from=4,
     )
+    body += left_out_table(ctx)
     body += "<h3>Runs</h3>" + table(
         ["checker", "version", "status", "started (UTC)", "finished (UTC)", "pairs scored"],
         [[c, v, status, _when(start), _when(end), n] for c, v, status, start, end, n in runs],
         numeric_from=5,
     )
     return Section("checkers", "Checkers and versions", body)
+
+
+#: Most pairs left out whole that the report names one by one.
+LEFT_OUT_LISTED = 200
+
+
+def left_out_table(ctx: ReportContext) -> str:
+    """The pairs the shown checker left out whole, each with why (an output not in English, a
+    text too long to parse): none of them is in the scores and flags below."""
+    if ctx.checker is None or ctx.version is None:
+        return ""
+    with ctx.project.session() as s:
+        rows = s.execute(
+            select(Output.external_id, Output.system, PairScoreRow.reason)
+            .join(PairScoreRow, PairScoreRow.output_id == Output.id)
+            .where(
+                PairScoreRow.checker == ctx.checker,
+                PairScoreRow.version == ctx.version,
+                PairScoreRow.score.is_(None),
+                PairScoreRow.reason.is_not(None),
+            )
+            .order_by(Output.id)
+        ).all()
+    if not rows:
+        return ""
+    more = len(rows) - LEFT_OUT_LISTED
+    were = "pair was" if len(rows) == 1 else "pairs were"
+    return (
+        f"<h3>Pairs not checked</h3><p>{len(rows):,} {were} not checked by "
+        f"{esc(ctx.checker_label)}; they are in none of the scores and flags below"
+        + (f" (the first {LEFT_OUT_LISTED} are listed)" if more > 0 else "")
+        + ":</p>"
+        + table(
+            ["pair", "system", "why"],
+            [[ext, system or "", reason] for ext, system, reason in rows[:LEFT_OUT_LISTED]],
+        )
+    )
 
 
 def scores_section(ctx: ReportContext) -> Section | None:

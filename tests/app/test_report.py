@@ -143,3 +143,23 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         assert img.size == (1280, 2000)
         colours = img.convert("RGB").getcolors(maxcolors=1_000_000)
     assert colours is not None and len(colours) > 50  # drawn, not a blank page
+
+
+def test_pairs_not_checked_are_named_with_why(tmp_path: Path) -> None:
+    """A pair analysis left out (its output is German) is in no score or flag: the report
+    names it and says why, and says nothing of the kind when every pair was checked."""
+    german = {
+        "id": "de-1",
+        "source": "The council of Bremen elected Andreas Bovenschulte as mayor in 2023.",
+        "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
+        "Jahren in der Stadt lebt.",
+    }
+    path = tmp_path / "de.factdesk"
+    with Project.create(path) as project:
+        import_file(project, write_jsonl(tmp_path / "de.jsonl", [PAIRS[0], german]))
+        analyze(project, [load_checker("lexical")])
+        text = render(project)
+    assert "<h3>Pairs not checked</h3><p>1 pair was not checked by" in text
+    assert "<td>de-1</td>" in text and "the output reads as German, not English" in text
+    with Project.open(build(tmp_path, judged=False)) as project:
+        assert "Pairs not checked" not in render(project)
