@@ -77,7 +77,7 @@ def changed_columns(old: ListRow, new: ListRow) -> tuple[int, int]:
             (COL_ID, a.external_id != b.external_id),
             (COL_SYSTEM, a.system != b.system),
             (COL_STATUS, old.status != new.status or old.progress_text() != new.progress_text()),
-            (COL_LOWEST, a.lowest_support != b.lowest_support),
+            (COL_LOWEST, (a.lowest_support, a.not_checked) != (b.lowest_support, b.not_checked)),
             (COL_ARCS, a.flagged_arcs != b.flagged_arcs),
             (COL_CONFLICTS, old.conflicts != new.conflicts),
         )
@@ -366,7 +366,7 @@ class PairTableModel(QAbstractTableModel):
             if col == COL_STATUS:
                 return f"{lr.status}: {lr.progress_text()}"
             if col == COL_LOWEST and r.lowest_support is None:
-                return "not analysed"
+                return "not analysed" if r.not_checked is None else f"not checked: {r.not_checked}"
             if col == COL_ARCS and not self.arcs_shown:
                 return f"{self.checker_label} scores sentences, not arcs"
             if col == COL_CONFLICTS:

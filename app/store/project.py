@@ -89,6 +89,9 @@ class PairRow:
     judged: int
     flagged: bool
     pair_label: str | None
+    #: Why the shown checker left the pair unscored as a whole (not in English, too long to
+    #: parse), when it did.
+    not_checked: str | None = None
 
 
 class Project:
@@ -393,17 +396,19 @@ class Project:
                 .order_by(Output.id)
             ).all()
             lowest: dict[int, float | None] = {}
+            left_out: dict[int, str] = {}
             flagged_arcs: dict[int, int] = {}
             if checker and version:
-                lowest = dict(
-                    s.execute(
-                        select(PairScoreRow.output_id, PairScoreRow.score).where(
-                            PairScoreRow.checker == checker,
-                            PairScoreRow.version == version,
-                            *only(PairScoreRow.output_id),
-                        )
-                    ).all()
-                )
+                for oid, score, reason in s.execute(
+                    select(PairScoreRow.output_id, PairScoreRow.score, PairScoreRow.reason).where(
+                        PairScoreRow.checker == checker,
+                        PairScoreRow.version == version,
+                        *only(PairScoreRow.output_id),
+                    )
+                ):
+                    lowest[oid] = score
+                    if score is None and reason:
+                        left_out[oid] = reason
                 # Arcs belong to output sentences only, so the joined output_id is never NULL.
                 flagged_arcs = dict(
                     cast(
@@ -463,6 +468,7 @@ class Project:
                 judged.get(oid, 0),
                 oid in flags,
                 pair_labels.get(oid),
+                left_out.get(oid),
             )
             for oid, ext, system in base
         ]

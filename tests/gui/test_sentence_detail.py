@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from app.analysis import analyze
 from app.gui.main import MainWindow
 from app.io.importer import import_file
+from app.item_models import COL_LOWEST
 from app.settings import Settings
 from app.store import Project
 from app.store.findings import finding_lines
@@ -136,4 +137,7 @@ def test_a_pair_left_unscored_says_why_on_its_sentences(
     sid = w.judging.bundle.sentences[0].id
     state, score, tip = w.judging.sentence_state(sid)
     assert (state, score) == ("not_checked", None) and tip == why
+    # the pair list's lowest-score cell says why too, not "not analysed"
+    cell = w.proxy.index(0, COL_LOWEST)
+    assert cell.data() == "—" and cell.data(Qt.ItemDataRole.ToolTipRole) == why
     w.close()
