@@ -282,8 +282,25 @@ def _describe(exc: FactDeskError) -> str:
     return str(exc)
 
 
-#: How many of the other invalid records an error lists beside the first.
+#: How many of the other invalid records an error lists beside the first (and how many pairs
+#: not checked for one reason an analysis names one by one).
 LISTED_PROBLEMS = 10
+
+
+def _not_checked_lines(pairs: Sequence[Any]) -> list[str]:
+    """A line per pair an analysis left unchecked, with why; where more than ten share a reason
+    (a project of German texts), one line for them with their first ids (--json lists all)."""
+    by_reason: dict[str, list[str]] = {}
+    for n in pairs:
+        by_reason.setdefault(n.reason, []).append(n.external_id)
+    lines = []
+    for reason, ids in by_reason.items():
+        if len(ids) <= LISTED_PROBLEMS:
+            lines += [f"not checked: {i}: {reason}" for i in ids]
+        else:
+            shown = ", ".join(ids[:LISTED_PROBLEMS])
+            lines.append(f"not checked: {len(ids):,} pairs ({shown}, …): {reason}")
+    return lines
 
 
 def _others(exc: FactDeskError) -> list[str]:
@@ -555,8 +572,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             f"{len(report.left_to_others)} pairs left to another analysis of this project "
             "running at the same time"
         )
-    for n in report.not_checked_pairs:
-        lines.append(f"not checked: {n.external_id}: {n.reason}")
+    lines += _not_checked_lines(report.not_checked_pairs)
     if report.cancelled:
         lines.append("cancelled: finished pairs are saved; run analyze again to resume")
     _emit(args, report.to_json(), "\n".join(lines))

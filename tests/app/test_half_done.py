@@ -195,3 +195,27 @@ def test_a_pair_not_in_english_is_parsed_but_not_scored_and_says_why(
         rows_csv = {r["pair_id"]: r for r in csv.DictReader(fh)}
     assert "reads as German" in rows_csv["de"]["lexical_not_checked"]
     assert rows_csv["p1"]["lexical_not_checked"] == ""
+
+
+def test_many_pairs_not_checked_for_one_reason_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project of German texts is not a screenful of the same reason: past ten pairs with one
+    reason, analyze says it once with their first ids."""
+    source = (
+        "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt Andreas "
+        "Bovenschulte und gehört der SPD an."
+    )
+    german = [
+        {"id": f"de-{k}", "source": source, "output": f"Bremen hat {k} neue Schulen gebaut."}
+        for k in range(12)
+    ]
+    proj = str(tmp_path / "de.factdesk")
+    run(capsys, "new", proj)
+    run(capsys, "import", proj, str(write_jsonl(tmp_path / "de.jsonl", [PAIRS[0], *german])))
+    code, out, _err = run(capsys, "analyze", proj, "--checker", "lexical")
+    said = [line for line in out.splitlines() if line.startswith("not checked")]
+    assert code == 0 and said == [
+        "not checked: 12 pairs (de-0, de-1, de-2, de-3, de-4, de-5, de-6, de-7, de-8, de-9, …): "
+        "the source reads as German, not English: the models read English only"
+    ]
