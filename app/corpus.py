@@ -33,7 +33,7 @@ from app.io.importer import import_file
 from app.io.output import output_target, write_atomically
 from app.io.records import Problem, binary_lines, read_pairs
 from app.store import Project
-from models.errors import FactDeskError, InputError
+from models.errors import FactDeskError, InputError, gathered
 
 PAIRS_PER_PART = 10_000
 MANIFEST = "factdesk-score.json"
@@ -167,14 +167,7 @@ def _check_records(parts: Sequence[Part]) -> None:
                 for p in read.invalid
             ]
     if problems:
-        first = problems[0]
-        raise InputError(
-            first.reason,
-            path=first.path,
-            line=first.line,
-            field=first.field,
-            also=tuple(problems[1:]),
-        )
+        raise gathered(problems)
 
 
 def score_corpus(

@@ -6,6 +6,8 @@ so each message says what went wrong and where (file, line, field) when that is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class FactDeskError(Exception):
     """Base class for errors meant to be shown to the user as they are."""
@@ -56,6 +58,19 @@ class InputError(FactDeskError):
         if field is not None:
             where.append(f"field '{field}'")
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+def gathered(errors: Sequence[InputError]) -> InputError:
+    """The first of ``errors`` carrying the others (``also``): a file read whole reports every
+    bad record at once."""
+    first = errors[0]
+    return InputError(
+        first.reason,
+        path=first.path,
+        line=first.line,
+        field=first.field,
+        also=tuple(errors[1:]),
+    )
 
 
 class UsageError(FactDeskError):

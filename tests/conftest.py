@@ -33,6 +33,16 @@ PAIRS = [
 ]
 
 
+#: A pair written in German: the models read English only, so analysis leaves it unscored.
+GERMAN_PAIR = {
+    "id": "de",
+    "source": "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt "
+    "Andreas Bovenschulte und gehört der SPD an.",
+    "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
+    "Jahren in der Stadt lebt.",
+}
+
+
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path

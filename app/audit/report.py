@@ -32,7 +32,7 @@ from app.io.bundles import PairBundle, iter_bundles, run_info
 from app.io.output import output_target, write_atomically
 from app.review.adjudication import Final, ProjectFinals, final_labels, pair_finals
 from app.store.project import Project
-from app.store.schema import Judgment, Output, PairScoreRow, Run
+from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
 from models.evidence import SHOWN, text_relevance, top_ranked
 
@@ -245,18 +245,11 @@ def left_out_table(ctx: ReportContext) -> str:
     text too long to parse): none of them is in the scores and flags below."""
     if ctx.checker is None or ctx.version is None:
         return ""
-    with ctx.project.session() as s:
-        rows = s.execute(
-            select(Output.external_id, Output.system, PairScoreRow.reason)
-            .join(PairScoreRow, PairScoreRow.output_id == Output.id)
-            .where(
-                PairScoreRow.checker == ctx.checker,
-                PairScoreRow.version == ctx.version,
-                PairScoreRow.score.is_(None),
-                PairScoreRow.reason.is_not(None),
-            )
-            .order_by(Output.id)
-        ).all()
+    rows = [
+        (r.external_id, r.system, r.not_checked)
+        for r in ctx.project.pair_rows(ctx.checker, ctx.version)
+        if r.not_checked is not None
+    ]
     if not rows:
         return ""
     more = len(rows) - LEFT_OUT_LISTED

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, Literal, get_args
 
 from app.io.restore import ANALYSIS_FIELDS, Analysis, AnalysisError, parse_analysis
 from app.terminal import bad_character
-from models.errors import InputError
+from models.errors import InputError, gathered
 
 Format = Literal["jsonl", "csv", "tsv"]
 FORMATS: tuple[Format, ...] = get_args(Format)
@@ -191,7 +191,7 @@ def read_pairs(
     result = ReadResult()
     any_row = False
     id_kinds: dict[str, tuple[str, int]] = {}  # stored id -> (JSON kind, first line)
-    first: InputError | None = None
+    errors: list[InputError] = []
     for line, row in rows:
         any_row = True
         try:
@@ -205,28 +205,14 @@ def read_pairs(
         except InputError as err:
             if err.field == "__file__":
                 raise
-            if first is None:
-                first = err
+            errors.append(err)
             result.invalid.append(Problem(line, err.field, err.reason, _raw_id(row, mapping)))
     if not any_row:
         raise InputError("the file has no records", path=str(path))
-    if first is not None and not skip_invalid:
-        raise _all_invalid(first, result.invalid)
+    if errors and not skip_invalid:
+        # the whole file was read: it is fixed in one pass, not one failed import per record
+        raise gathered(errors)
     return result
-
-
-def _all_invalid(first: InputError, problems: list[Problem]) -> InputError:
-    """The first invalid record's error, carrying the others (the whole file was read), so a
-    file is fixed in one pass rather than by one failed import per bad record."""
-    return InputError(
-        first.reason,
-        path=first.path,
-        line=first.line,
-        field=first.field,
-        also=tuple(
-            InputError(p.reason, path=first.path, line=p.line, field=p.field) for p in problems[1:]
-        ),
-    )
 
 
 def _check_id_kind(

@@ -20,7 +20,7 @@ from app.store.schema import PairScoreRow
 from models.checkers.base import PairInput
 from models.checkers.lexical import LexicalArcChecker
 from models.parsing import load_pipeline
-from tests.conftest import PAIRS, write_jsonl
+from tests.conftest import GERMAN_PAIR, PAIRS, write_jsonl
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -171,14 +171,7 @@ def test_a_pair_not_in_english_is_parsed_but_not_scored_and_says_why(
     project: Project, tmp_path: Path
 ) -> None:
     """The models read English only: on German they returned a flag that said nothing."""
-    german = {
-        "id": "de",
-        "source": "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt "
-        "Andreas Bovenschulte und gehört der SPD an.",
-        "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
-        "Jahren in der Stadt lebt.",
-    }
-    import_file(project, write_jsonl(tmp_path / "de.jsonl", [PAIRS[0], german]))
+    import_file(project, write_jsonl(tmp_path / "de.jsonl", [PAIRS[0], GERMAN_PAIR]))
     report = analyze(project, [LexicalArcChecker()])
     assert report.checkers[0].scored == 1
     assert [n.reason for n in report.not_checked_pairs] == [
@@ -188,7 +181,7 @@ def test_a_pair_not_in_english_is_parsed_but_not_scored_and_says_why(
     assert rows["de"].score is None and "reads as German" in (rows["de"].reason or "")
     assert rows["p1"].score is not None
     de = next(r for r in project.pair_rows() if r.external_id == "de")
-    assert [x.text for x in project.sentences(output_id=de.output_id)] == [german["output"]]
+    assert [x.text for x in project.sentences(output_id=de.output_id)] == [GERMAN_PAIR["output"]]
     assert analyze(project, [LexicalArcChecker()]).checkers[0].scored == 0  # and then done
     export(project, tmp_path / "out.csv", fmt="csv")  # each of its sentences says why
     with open(tmp_path / "out.csv", newline="", encoding="utf-8") as fh:
@@ -202,10 +195,7 @@ def test_many_pairs_not_checked_for_one_reason_are_one_line(
 ) -> None:
     """A project of German texts is not a screenful of the same reason: past ten pairs with one
     reason, analyze says it once with their first ids."""
-    source = (
-        "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt Andreas "
-        "Bovenschulte und gehört der SPD an."
-    )
+    source = GERMAN_PAIR["source"]
     german = [
         {"id": f"de-{k}", "source": source, "output": f"Bremen hat {k} neue Schulen gebaut."}
         for k in range(12)

@@ -16,7 +16,7 @@ from app.settings import Settings
 from app.store import Project
 from app.store.findings import finding_lines
 from tests.app.test_sentence_detail import FOUND, FakeQuestions
-from tests.conftest import PAIRS, write_jsonl
+from tests.conftest import GERMAN_PAIR, PAIRS, write_jsonl
 
 #: Markup in data must show as the characters it is made of.
 MARKUP = "\nQ: <b>what</b> did it cost? output: <img src=x> · source: four million euros ✗"
@@ -116,16 +116,9 @@ def test_a_pair_left_unscored_says_why_on_its_sentences(
     checked, with the reason, not as never analysed."""
     from models.checkers.lexical import LexicalArcChecker
 
-    german = {
-        "id": "de",
-        "source": "Die Stadt Bremen hat 2023 einen neuen Bürgermeister gewählt. Er heißt "
-        "Andreas Bovenschulte und gehört der SPD an.",
-        "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
-        "Jahren in der Stadt lebt.",
-    }
     path = tmp_path / "de.factdesk"
     with Project.create(path) as p:
-        import_file(p, write_jsonl(tmp_path / "de.jsonl", [german]))
+        import_file(p, write_jsonl(tmp_path / "de.jsonl", [GERMAN_PAIR]))
         analyze(p, [LexicalArcChecker()])
     w = MainWindow(settings)
     qtbot.addWidget(w)
