@@ -15,7 +15,7 @@ import pickle
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,9 +191,13 @@ def runs_on(checker: object) -> str:
 
 
 def plan(
-    project: Project, checkers: Sequence[CheckerInfo], report: AnalysisReport
+    project: Project,
+    checkers: Sequence[CheckerInfo],
+    report: AnalysisReport,
+    only: Collection[int] | None = None,
 ) -> tuple[dict[str, set[int]], list[int]]:
     """What each checker still has to score, and all of it in import order; fills ``report``.
+    ``only``: these pairs (output ids) alone, not the whole project.
 
     With nothing to do, runs left "running" by a process that is gone are recorded as
     interrupted (a run that starts does that itself).
@@ -201,6 +205,9 @@ def plan(
     report.checkers[:] = [CheckerReport(c.name, c.display_name, c.version) for c in checkers]
     todo = {c.name: set(pending(project, c)) for c in checkers}
     total_pairs = project.count_pairs()
+    if only is not None:
+        todo = {name: ids & set(only) for name, ids in todo.items()}
+        total_pairs = len(set(only))
     for rep in report.checkers:
         rep.already_scored = total_pairs - len(todo[rep.name])
     union = sorted(set().union(*todo.values())) if todo else []
@@ -219,8 +226,10 @@ def analyze(
     on_chunk: Callable[[list[int]], None] | None = None,
     report: AnalysisReport | None = None,
     step: Step | None = None,
+    only: Collection[int] | None = None,
 ) -> AnalysisReport:
-    """Score every pair that lacks a score from each checker's current version.
+    """Score every pair that lacks a score from each checker's current version (of ``only``,
+    when given: those pairs' output ids).
 
     Analyses of one project at the same time (two terminals, the window and a terminal) share
     the work: each claims a chunk before scoring it, so every pair is scored once. A run left
@@ -246,7 +255,7 @@ def analyze(
 
     # A project adapted to its editor scores new pairs with its own head (issue 14).
     checkers = apply_project_model(project, checkers)
-    todo, union = plan(project, checkers, report)
+    todo, union = plan(project, checkers, report, only)
     if not union:
         return report
     parser = pipeline_version()

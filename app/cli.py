@@ -1,6 +1,6 @@
 """The ``factdesk`` command line.
 
-Public forms (scripts rely on them): ``new``, ``import``, ``analyze``, ``score``, ``export``,
+Public forms (scripts rely on them): ``new``, ``import``, ``add``, ``check``, ``analyze``, ``score``, ``export``,
 ``stats``, ``merge``, ``agreement``, ``familiarity``, ``report``, ``calibrate``, ``adapt``,
 ``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` prints one JSON object
 on stdout. Errors exit non-zero (:data:`EXIT_CODES`) with a one-line reason on stderr, or with
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from app.terminal import shown, shown_json
-from app.thresholds import check_threshold
+from app.thresholds import DEFAULT_THRESHOLD, check_threshold
 from models.errors import FactDeskError, InputError, UsageError
 
 # What the exit status says (README, "Exit codes").
@@ -31,7 +31,7 @@ EXIT_CODES = {
     130: "interrupted (Ctrl-C); what was finished is kept, as the message says",
 }
 # Arguments that name a file or folder: an empty one is refused by name.
-_PATH_ARGS = ("project", "file", "out", "input")
+_PATH_ARGS = ("project", "file", "out", "input", "source", "output")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -159,6 +159,40 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
+
+    c = sub.add_parser("add", help="add one pair to a project from two text files")
+    _text_pair_args(c)
+    c.add_argument("--id", dest="pair_id", help="the pair's id (default: one made from the texts)")
+    c.add_argument("--system", help="the system that wrote the output")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_add)
+
+    c = sub.add_parser(
+        "check",
+        help="check one output against its source (two text files) and print what the source "
+        "does not support",
+    )
+    _text_pair_args(c, project=False)
+    c.add_argument(
+        "--project",
+        help="also keep the pair and its analysis in this project file (created if missing); "
+        "by default nothing is kept",
+    )
+    c.add_argument(
+        "--checker",
+        action="append",
+        help="checker name (repeatable); default: the default checkers",
+    )
+    c.add_argument("--model-dir", help="own model directory (nli, dae, support)")
+    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    c.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"support below this is flagged ({DEFAULT_THRESHOLD})",
+    )
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_check)
 
     c = sub.add_parser("analyze", help="score pairs that lack scores from the current checkers")
     c.add_argument("project")
@@ -472,6 +506,152 @@ def _cmd_import(args: argparse.Namespace) -> int:
         lines += [f"  line {p.line}{_field_note(p.field)}: {p.reason}" for p in report.skipped]
     _emit(args, report.to_json(), "\n".join(lines))
     return 0
+
+
+def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True) -> None:
+    """The arguments of a pair given as text files (add, check)."""
+    if project:
+        c.add_argument("project")
+    c.add_argument("source", help="the source as a plain-text file (UTF-8); - reads standard input")
+    c.add_argument(
+        "output",
+        help="the output (summary, answer, draft) as a plain-text file; - reads standard input",
+    )
+    c.add_argument(
+        "--context", help="the question the output answers, or other context for it (text)"
+    )
+
+
+def _text_pair(args: argparse.Namespace) -> tuple[Any, str]:
+    """The pair that ``args`` give as two text files, and where it came from (for messages)."""
+    from app.io.text_pair import STDIN, read_text, text_record
+
+    if args.source == STDIN and args.output == STDIN:
+        raise UsageError("only one of SOURCE and OUTPUT can be standard input (-)")
+    source = read_text(args.source, "source")
+    output = read_text(args.output, "output")
+    record = text_record(
+        source,
+        output,
+        pair_id=getattr(args, "pair_id", None),
+        system=getattr(args, "system", None),
+        context=args.context,
+    )
+    return record, f"{args.source} + {args.output}"
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    from app.io.importer import add_pair
+    from app.store import Project
+
+    record, where = _text_pair(args)
+    with Project.open(args.project) as project:
+        added = add_pair(project, record, where)
+    data = {
+        "id": added.external_id,
+        "added": added.added,
+        "source_chars": len(record.source),
+        "output_chars": len(record.output),
+    }
+    if added.added:
+        text = (
+            f"added pair '{added.external_id}' to {args.project} (source {len(record.source):,} "
+            f"characters, output {len(record.output):,}); 'factdesk analyze {args.project}' "
+            "scores it"
+        )
+    else:
+        text = f"not added: the project has these texts already, as pair '{added.external_id}'"
+    _emit(args, data, text)
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from app.analysis import AnalysisReport, analyze
+    from app.io.bundles import load_bundles, run_info, run_places
+    from app.io.exporter import pair_record
+    from app.io.importer import add_pair
+    from app.store import Project
+
+    threshold = check_threshold(args.threshold, name="--threshold")
+    record, where = _text_pair(args)
+    checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
+    with tempfile.TemporaryDirectory(prefix="factdesk-check-") as tmp:
+        path = Path(args.project) if args.project else Path(tmp) / "check.factdesk"
+        if not path.exists():
+            Project.create(path).close()
+        with Project.open(path) as project:
+            added = add_pair(project, record, where)
+            report = analyze(
+                project, checkers=checkers, report=AnalysisReport(), only=[added.output_id]
+            )
+            (bundle,) = load_bundles(project, [added.output_id])
+            runs = run_info(project)
+            data = pair_record(bundle, runs, run_places(project))
+            lines = check_lines(bundle, runs, threshold)
+    if report.cancelled:
+        lines.append("cancelled before the end: the pair is not fully checked")
+    if args.project:
+        lines.append(f"kept as pair '{added.external_id}' in {args.project}")
+    _emit(args, data, "\n".join(lines))
+    return 1 if report.cancelled else 0
+
+
+def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) -> list[str]:
+    """What ``factdesk check`` prints of one analysed pair: the shown checker's (the combined
+    score's, else the last one run) pair score and verdict; each output sentence with its mark
+    (✔ supported, ✗ flagged, ? not checked), score, what the checker found and what any other
+    checker that flags it found (as the window's prompt shows them), and the arcs it does not
+    find entailed; then every other checker's pair score."""
+    from app.store.findings import finding_lines
+
+    if not bundle.scores:
+        return ["not scored: no checker ran"]
+    shown_name = "combined" if "combined" in bundle.scores else next(reversed(bundle.scores))
+    labels = {name: info.get("display_name", name) for name, info in runs.items()}
+    pair, sents, arcs = bundle.scores[shown_name]
+    label = labels.get(shown_name, shown_name)
+    if pair.score is None:
+        reason = getattr(pair, "reason", None)
+        verdict = f"not checked ({reason})" if reason else "not checked"
+    elif pair.score < threshold:
+        verdict = f"{pair.score:.2f}, flagged (below {threshold:.2f})"
+    else:
+        verdict = f"{pair.score:.2f}, supported (at or above {threshold:.2f})"
+    lines = [f"{label}: {verdict}"]
+    for sentence in bundle.sentences:
+        row = sents.get(sentence.id)
+        text = " ".join(sentence.text.split())
+        if row is None or row.score is None:
+            lines.append(f"  ?  —     {sentence.idx + 1}. {text}")
+            if row is not None and row.not_checked:
+                lines.append(f"           not checked: {row.not_checked}")
+        else:
+            mark = "✗" if row.score < threshold else "✔"
+            lines.append(f"  {mark}  {row.score:.2f}  {sentence.idx + 1}. {text}")
+        for who, detail in bundle.findings(shown_name, sentence.id, threshold, labels):
+            said = finding_lines(detail)
+            if who != label:
+                said = [f"{who}:"] + [f"  {line}" for line in said]
+            lines += [f"           {line}" for line in said]
+        weak = [
+            a
+            for a in bundle.arcs
+            if a.sentence_id == sentence.id and arcs.get(a.id, 1.0) < threshold
+        ]
+        if weak:
+            listed = ", ".join(f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8])
+            more = f" and {len(weak) - 8} more" if len(weak) > 8 else ""
+            lines.append(f"           not entailed: {listed}{more}")
+    others = [
+        f"{labels.get(name, name)} " + ("not checked" if p.score is None else f"{p.score:.2f}")
+        for name, (p, _s, _a) in bundle.scores.items()
+        if name != shown_name
+    ]
+    if others:
+        lines.append("each checker's pair score: " + " · ".join(others))
+    return lines
 
 
 def load_checkers(

@@ -12,6 +12,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from app.thresholds import DEFAULT_THRESHOLD
+
 T = TypeVar("T")
 
 
@@ -24,7 +26,9 @@ class Setting(Generic[T]):
     doc: str
 
 
-THRESHOLD: Setting[float] = Setting("review/threshold", 0.5, "Scores below this count as flagged")
+THRESHOLD: Setting[float] = Setting(
+    "review/threshold", DEFAULT_THRESHOLD, "Scores below this count as flagged"
+)
 BLIND: Setting[bool] = Setting("review/blind", False, "Hide model marks while judging")
 ADVANCE: Setting[bool] = Setting("review/advance", True, "Move to the next item after a decision")
 CHECKER: Setting[str] = Setting("review/checker", "", "Checker whose scores are shown")

@@ -11,6 +11,10 @@ import math
 
 from models.errors import FactDeskError
 
+#: Where a score flags unless the user sets another threshold: the scores are calibrated
+#: probabilities of support.
+DEFAULT_THRESHOLD = 0.5
+
 
 def check_threshold(value: float, *, name: str = "the threshold") -> float:
     """``value`` when it is a number from 0 to 1.

@@ -41,6 +41,7 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             ActionSpec("open_demo", "Open &demo project"),
             SEPARATOR,
             ActionSpec("import", "&Import pairs…", "Ctrl+I"),
+            ActionSpec("add_pair", "&Add a pair (paste or load two texts)…", "Ctrl+Shift+N"),
             ActionSpec("export", "&Export…", "Ctrl+E"),
             ActionSpec("merge", "&Merge judgments from…"),
             ActionSpec("export_report", "Export &report…"),

@@ -273,8 +273,8 @@ class AnalysisMenu:
         host = self.host
         state = "cancelled" if report.get("cancelled") else "done"
         host.statusBar().showMessage(
-            f"Analysis {state}: {report.get('pairs_scored', 0)} pairs scored, "
-            f"{report.get('not_checked', 0)} sentences not checked",
+            f"Analysis {state}: {_count(report.get('pairs_scored', 0), 'pair')} scored, "
+            f"{_count(report.get('not_checked', 0), 'sentence')} not checked",
             8000,
         )
         if host.project is not None:
@@ -290,3 +290,8 @@ class AnalysisMenu:
             if oid is not None:
                 host.select_pair(oid)
                 host.show_pair(oid)
+
+
+def _count(n: object, noun: str) -> str:
+    """ "1 pair", "3 pairs"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

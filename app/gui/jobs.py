@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.io.records import FieldMapping, Format
+from app.io.records import FieldMapping, Format, PairRecord
 from app.store import Project
 from app.tasks import JobContext
 
 if TYPE_CHECKING:
     from app.io.exporter import ExportFormat
+    from app.io.importer import AddedPair
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,13 @@ class ImportRequest:
     fmt: Format | None
     mapping: FieldMapping
     skip_invalid: bool
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    project_path: str
+    record: PairRecord
+    where: str
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,13 @@ def run_import(req: ImportRequest, ctx: JobContext) -> dict:
             progress=ctx.progress,
         )
     return report.to_json()
+
+
+def run_add(req: AddRequest, ctx: JobContext) -> AddedPair:
+    from app.io.importer import add_pair
+
+    with Project.open(req.project_path) as project:
+        return add_pair(project, req.record, req.where)
 
 
 def run_export(req: ExportRequest, ctx: JobContext) -> int:

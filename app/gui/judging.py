@@ -17,7 +17,7 @@ from PySide6.QtGui import QKeySequence, QUndoStack
 
 from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
-from app.settings import DEFAULT_KEYS, THRESHOLD
+from app.settings import DEFAULT_KEYS
 from app.store import Change, JudgmentKey, JudgmentValue, Project
 from app.store.findings import QUESTIONS, conflicts, finding_lines
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
@@ -226,31 +226,8 @@ class JudgingController(QObject):
         b = self.bundle
         if b is None or not self.checker:
             return []
-        out: list[tuple[str, str]] = []
-        shown = b.scores.get(self.checker)
-        shown_row = None if shown is None else shown[1].get(sid)
-        why = None if shown_row is not None else b.left_out(self.checker)
-        if why is not None:
-            out.append((self.checker_label, f"not checked: {why}"))
-        # where the shown score passes the sentence, a flag beside it says so: the two marks
-        # must not read as one contradicting the other
-        passes = (
-            f"; {self.checker_label} passes it at {shown_row.score:.2f}"
-            if shown_row is not None
-            and shown_row.score is not None
-            and shown_row.score >= self.threshold
-            else ""
-        )
-        for name, (_pair, rows, _arcs) in b.scores.items():
-            row = rows.get(sid)
-            if row is None or not row.detail:
-                continue
-            if name == self.checker:
-                out.insert(0, (self.checker_label, row.detail))
-            elif row.score is not None and row.score < float(THRESHOLD.default):
-                label = self.display_names.get(name, name)
-                out.append((f"{label} (flags it at {row.score:.2f}{passes})", row.detail))
-        return out
+        labels = {**self.display_names, self.checker: self.checker_label}
+        return b.findings(self.checker, sid, self.threshold, labels)
 
     def sentence_conflicts(self, sid: int) -> list[Said]:
         """What the question-based check finds the source answering otherwise in an output

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from app import settings as S
 from app.gui import theme
 from app.gui.actions import build_actions, show_key_hints
+from app.gui.add_pair import AddPair
 from app.gui.adjudication import AdjudicationMode
 from app.gui.analysis import AnalysisMenu, AnalysisPanel
 from app.gui.files import FileMenu
@@ -153,11 +154,13 @@ class MainWindow(QMainWindow):
         self.analysis_menu = AnalysisMenu(self.session, self.analysis, self.learning.follow)
         self.prefs = ViewPrefs(self, self.session, self.main_split)
         self.adjudication = AdjudicationMode(self.session)
+        self.adding = AddPair(self.session, self.analysis_menu.start)
         slots: dict[str, Callable[[], object]] = {
             "new_project": self.files.new_project,
             "open_project": self.files.open_project,
             "open_demo": self.files.open_demo,
             "import": self.files.import_,
+            "add_pair": self.adding.ask,
             "export": self.files.export,
             "merge": self.merging.ask,
             "export_report": self.files.export_report,

@@ -24,6 +24,7 @@ from app.gui.textview import (
     shown_evidence,
 )
 from app.store.findings import CONFLICT_GLYPH, conflict_words, finding_lines
+from app.store.project import Project
 from models.checkers.questions import Said
 
 LEGEND = (
@@ -186,13 +187,20 @@ class PairView(QWidget):
         self.arc_view.set_font_size(size)
 
     # ================================================================== drawing
-    def show_nothing(self, project_open: bool) -> None:
-        self.header.setText(
-            "No pair matches the filters."
-            if project_open
-            else "No project open: File ▸ Open project (Ctrl+O), New project (Ctrl+N) "
-            "or Open demo project."
-        )
+    def show_nothing(self, project: Project | None) -> None:
+        if project is None:
+            said = (
+                "No project open: File ▸ Open project (Ctrl+O), New project (Ctrl+N) "
+                "or Open demo project."
+            )
+        elif project.count_pairs() == 0:
+            said = (
+                "This project has no pairs yet: File ▸ Add a pair (Ctrl+Shift+N) to paste or "
+                "load a source and an output, or Import pairs (Ctrl+I) from JSONL, CSV or TSV."
+            )
+        else:
+            said = "No pair matches the filters."
+        self.header.setText(said)
         self.prompt.setText("")
         self.keys_hint.set_full_text("")
         self.source_view.clear()
@@ -207,7 +215,7 @@ class PairView(QWidget):
         """Draw the controller's pair: marks, evidence, arc diagram, header and prompt."""
         b = c.bundle
         if b is None:
-            self.show_nothing(c.project is not None)
+            self.show_nothing(c.project)
             return
         blind = c.hides_model
         unit = c.current_unit()

@@ -343,7 +343,7 @@ class ReviewSession(QObject):
     def show_nothing(self) -> None:
         self._judging.clear_pair()
         self.pairs.shown_id = None
-        self.view.show_nothing(self.project is not None)
+        self.view.show_nothing(self.project)
 
     def redraw(self) -> None:
         if self._judging.bundle is None:

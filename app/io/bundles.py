@@ -28,6 +28,7 @@ from app.store.schema import (
     SentenceScoreRow,
     Source,
 )
+from app.thresholds import DEFAULT_THRESHOLD
 
 
 @dataclass
@@ -50,6 +51,41 @@ class PairBundle:
         too long to parse), when it did: its sentences then have no scores of their own."""
         pair, sentences, _arcs = self.scores.get(checker, (None, {}, {}))
         return pair.reason if pair is not None and pair.score is None and not sentences else None
+
+    def findings(
+        self, checker: str, sid: int, threshold: float, labels: dict[str, str]
+    ) -> list[tuple[str, str]]:
+        """(checker label, what it found) for output sentence ``sid``, in words: the shown
+        ``checker``'s detail first, then that of every other checker that flags the sentence
+        at the default threshold (say, the question-based check's conflicts while the combined
+        score is shown), with its score, and the shown checker's where that passes the sentence
+        at ``threshold``. ``labels``: checker name -> the name an editor knows."""
+        out: list[tuple[str, str]] = []
+        label = labels.get(checker, checker)
+        shown = self.scores.get(checker)
+        shown_row = None if shown is None else shown[1].get(sid)
+        why = None if shown_row is not None else self.left_out(checker)
+        if why is not None:
+            out.append((label, f"not checked: {why}"))
+        # where the shown score passes the sentence, a flag beside it says so: the two marks
+        # must not read as one contradicting the other
+        passes = (
+            f"; {label} passes it at {shown_row.score:.2f}"
+            if shown_row is not None
+            and shown_row.score is not None
+            and shown_row.score >= threshold
+            else ""
+        )
+        for name, (_pair, rows, _arcs) in self.scores.items():
+            row = rows.get(sid)
+            if row is None or not row.detail:
+                continue
+            if name == checker:
+                out.insert(0, (label, row.detail))
+            elif row.score is not None and row.score < DEFAULT_THRESHOLD:
+                other = labels.get(name, name)
+                out.append((f"{other} (flags it at {row.score:.2f}{passes})", row.detail))
+        return out
 
 
 _R = TypeVar("_R", bound=Base)

@@ -88,10 +88,67 @@ def import_file(
         max_file_bytes=max_file_bytes,
     )
     report = ImportReport(str(path), skipped=read.invalid)
+    write_records(project, path, read.records, report, skip_invalid, progress)
+    return report
+
+
+@dataclass(frozen=True)
+class AddedPair:
+    """What :func:`add_pair` did: the pair in the project that holds the texts, and whether it
+    was added now (False: the same texts were there already; ``report`` says as what)."""
+
+    report: ImportReport
+    external_id: str
+    output_id: int
+    added: bool
+
+
+def add_pair(project: Project, record: PairRecord, where: str) -> AddedPair:
+    """Add one pair (:func:`app.io.text_pair.text_record`) as an import of one record would:
+    a pair already in the project with the same texts and system is not added again.
+
+    ``where`` names where the texts came from, for messages (the two files, or "pasted text").
+
+    Raises:
+        InputError: the record's id is another pair's, with other texts (nothing is added).
+    """
+    report = ImportReport(where)
+    write_records(project, where, [record], report, False)
+    if report.duplicates and report.duplicates[0].conflict:
+        raise InputError(
+            f"the id '{record.external_id}' is another pair's in this project (its source or "
+            "output differs); nothing was added: give another id, or none for one made from "
+            "the texts",
+            path=where,
+            field="id",
+        )
+    system = Output.system.is_(None) if record.system is None else Output.system == record.system
+    with project.session() as s:
+        row = s.execute(
+            select(Output.id, Output.external_id)
+            .where(Output.content_hash == record.content_hash, system)
+            .order_by(Output.id)
+        ).first()
+    if row is None:  # written or found above, in this process: another one removed it since
+        raise InputError("the pair was removed from the project as it was added", path=where)
+    output_id, stored = row
+    return AddedPair(report, logical_id(stored, record.system), output_id, not report.duplicates)
+
+
+def write_records(
+    project: Project,
+    path: str | Path,
+    records: list[PairRecord],
+    report: ImportReport,
+    skip_invalid: bool,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Write the records that are not duplicates in one transaction; ``report`` gets the
+    duplicates, the records skipped (with ``skip_invalid``) and the count written."""
     # The duplicate checks and the writes are one step under the write lock: an import (or
     # merge, or analysis) of this project in another process waits for it, then sees its pairs.
     with project.write_session() as s:
-        fresh = _new_records(s, path, read.records, report, skip_invalid)
+        fresh = _new_records(s, path, records, report, skip_invalid)
         fresh = _consistent_source_sentences(s, path, fresh, report, skip_invalid)
         sources = _insert_sources(project, s, [r for r, _key in fresh])
         stamp = now()
@@ -119,7 +176,6 @@ def import_file(
             if progress is not None:
                 progress(min(lo + BATCH, total), total)
         report.imported = total
-    return report
 
 
 def _auto_id(h: str) -> str:
@@ -167,6 +223,7 @@ def _new_records(
                     "id",
                     f"same id and {_system_text(system)} as {where}{differs}",
                     ext,
+                    conflict=other != h,
                 )
             )
             continue

@@ -81,6 +81,8 @@ class Problem:
     field: str | None
     reason: str
     id: str | None = None
+    #: a duplicate id whose pair in the project has another source or output
+    conflict: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "field": self.field, "reason": self.reason, "id": self.id}
@@ -538,17 +540,40 @@ def _text(path: Path, line: int, row: dict[str, Any], name: str, limit: int) -> 
         raise InputError(
             f"expected text, found {type(value).__name__}", path=str(path), line=line, field=name
         )
+    return check_text(
+        value,
+        name,
+        limit=limit,
+        path=str(path),
+        line=line,
+        raise_it="raise it with --max-field-chars",
+    )
+
+
+def check_text(
+    value: str,
+    field: str,
+    *,
+    limit: int = MAX_FIELD_CHARS,
+    path: str | None = None,
+    line: int | None = None,
+    raise_it: str | None = None,
+) -> str:
+    """``value`` as a pair's text (source, output, context): not blank, within ``limit``
+    characters, no NUL; else an :class:`InputError` naming ``field`` (and ``path`` and ``line``
+    where given; ``raise_it`` says how to raise the limit)."""
     if not value.strip():
-        raise InputError("empty", path=str(path), line=line, field=name)
+        raise InputError("empty", path=path, line=line, field=field)
     if len(value) > limit:
+        how = f" ({raise_it})" if raise_it else ""
         raise InputError(
-            f"{len(value):,} characters, over the limit of {limit:,} (raise it with --max-field-chars)",
-            path=str(path),
+            f"{len(value):,} characters, over the limit of {limit:,}{how}",
+            path=path,
             line=line,
-            field=name,
+            field=field,
         )
     if "\x00" in value:
-        raise InputError("contains a NUL character", path=str(path), line=line, field=name)
+        raise InputError("contains a NUL character", path=path, line=line, field=field)
     return value
 
 
@@ -575,31 +600,42 @@ def _optional(
 
 
 def _name(path: Path, line: int, row: dict[str, Any], name: str | None) -> str | None:
-    """An id or system name: plain text on one line, kept exactly as given.
+    """An id or system name of a record (see :func:`check_name`)."""
+    value = _optional(path, line, row, name, 1000)
+    return None if value is None else check_name(value, name or "", path=str(path), line=line)
+
+
+def check_name(
+    value: str | None, field: str, *, path: str | None = None, line: int | None = None
+) -> str | None:
+    """An id or system name: plain text on one line, kept exactly as given (None stays None).
 
     Such names are printed by commands and matched by merges, so what could act on a terminal
     (ESC and other control or format characters) is refused, and so is whitespace around the
-    name: stripping it silently would export another id than the file's.
+    name: stripping it silently would export another id than the one given.
     """
-    value = _optional(path, line, row, name, 1000)
     if value is None:
         return None
+    if len(value) > 1000:
+        raise InputError(
+            f"{len(value):,} characters, over the limit", path=path, line=line, field=field
+        )
     bad = bad_character(value)
     if bad is not None:
         raise InputError(
             f"contains the control character {bad}; ids and system names must be plain text "
             "on one line",
-            path=str(path),
+            path=path,
             line=line,
-            field=name,
+            field=field,
         )
     if value != value.strip():
         raise InputError(
             "starts or ends with a space or other whitespace; names are kept as given, so "
-            "remove it in the file",
-            path=str(path),
+            "remove it",
+            path=path,
             line=line,
-            field=name,
+            field=field,
         )
     return value
 

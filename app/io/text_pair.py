@@ -1,0 +1,126 @@
+"""One pair from plain text: a source and an output given as text files or as pasted text.
+
+An editor with one article and one draft should not have to write a JSON Lines file first.
+The texts are validated like an import's fields (not empty, no NUL, within the field limit) and
+a file's problems are named with its line: text that is not UTF-8, a word-processor or PDF file
+given as text. A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
+read as "\\n", and the line ends after its last text are dropped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+import sys
+from pathlib import Path
+
+from app.io.records import MAX_FIELD_CHARS, PairRecord, check_name, check_text
+from models.errors import InputError
+
+#: "-" names standard input.
+STDIN = "-"
+
+# Files that are often taken for text, by their first bytes: what to say instead of decoding them.
+_NOT_TEXT = (
+    (b"%PDF-", "a PDF file"),
+    (b"PK\x03\x04", "a zip archive (a Word .docx or OpenDocument file is one)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Word (.doc) or other Office file"),
+    (b"{\\rtf", "an RTF file"),
+    (codecs.BOM_UTF16_LE, "UTF-16 text"),
+    (codecs.BOM_UTF16_BE, "UTF-16 text"),
+)
+
+
+def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> str:
+    """The text of ``path`` (``"-"``: standard input) as the pair's ``role`` (source, output).
+
+    Raises:
+        InputError: naming the file (and the line, where there is one) when it cannot be read,
+            is not plain UTF-8 text, is empty, holds a NUL character or is over ``limit``
+            characters.
+    """
+    name = "standard input" if str(path) == STDIN else str(path)
+    raw = _read_bytes(path, name, role, limit)
+    if len(raw) > 4 * limit + len(codecs.BOM_UTF8):
+        raise InputError(
+            f"over the limit of {limit:,} characters for one text", path=name, field=role
+        )
+    for magic, what in _NOT_TEXT:
+        if raw.startswith(magic):
+            raise InputError(
+                f"is {what}, not plain text: save the {role} as plain text (.txt, UTF-8)",
+                path=name,
+                field=role,
+            )
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(
+            f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); save the file as "
+            "UTF-8 and try again",
+            path=name,
+            line=line,
+            field=role,
+        ) from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(
+            "contains a NUL character: is it a text file?", path=name, line=line, field=role
+        )
+    if not text.strip():
+        raise InputError(
+            "has no text (it is empty, or only spaces and line breaks)", path=name, field=role
+        )
+    return check_text(text, role, limit=limit, path=name)
+
+
+def _read_bytes(path: str | Path, name: str, role: str, limit: int) -> bytes:
+    """At most what ``limit`` characters can take in UTF-8 (4 bytes each), and a byte more."""
+    cap = 4 * limit + len(codecs.BOM_UTF8)
+    if str(path) == STDIN:
+        return sys.stdin.buffer.read(cap + 1)
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except IsADirectoryError:
+        raise InputError(f"is a folder; give the {role} as a text file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror}", path=name) from exc
+    with fh:
+        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+            raise InputError(f"is a folder; give the {role} as a text file", path=name)
+        try:
+            return fh.read(cap + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read the file: {exc.strerror}", path=name) from exc
+
+
+def text_record(
+    source: str,
+    output: str,
+    *,
+    pair_id: str | None = None,
+    system: str | None = None,
+    context: str | None = None,
+    limit: int = MAX_FIELD_CHARS,
+) -> PairRecord:
+    """One pair as an import record (record 1 of its own "file"), its fields validated as an
+    import's are: the texts not empty and within ``limit``, the id and system plain names.
+
+    Raises:
+        InputError: naming the field that cannot be used.
+    """
+    source = check_text(source, "source", limit=limit)
+    output = check_text(output, "output", limit=limit)
+    pair_id = check_name(pair_id or None, "id")
+    system = check_name(system or None, "system")
+    if context is not None and not context.strip():
+        context = None
+    if context is not None:
+        context = check_text(context, "context", limit=limit)
+    return PairRecord(1, pair_id, source, output, system, context, None)

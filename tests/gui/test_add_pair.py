@@ -1,0 +1,97 @@
+"""File ▸ Add a pair: paste or load two texts, the pair is added, shown and analysed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.gui.add_pair import AddPairDialog
+from app.gui.main import MainWindow
+from app.store import Project
+
+SOURCE = "The ferry to Inchmara sails twice a day. Vehicles must be booked 24 hours ahead."
+OUTPUT = "The Inchmara ferry sails twice daily."
+
+
+def open_dialog(qtbot, w: MainWindow) -> AddPairDialog:  # type: ignore[no-untyped-def]
+    """The dialog as File ▸ Add a pair opens it, without its modal loop."""
+    dialog = AddPairDialog(w.adding.submit, w)
+    w.adding.dialog = dialog
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def test_a_pasted_pair_is_added_shown_and_analysed(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    started: list[int] = []
+    w.adding.analyse = lambda: started.append(1)
+    before = w.session.project.count_pairs()
+    dialog = open_dialog(qtbot, w)
+    dialog.texts["source"].setPlainText(SOURCE)
+    dialog.texts["output"].setPlainText(OUTPUT)
+    dialog.pair_id.setText("ferry-1")
+    dialog.add_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
+    project = w.session.project
+    assert project.count_pairs() == before + 1
+    added = project.output_ids()[-1]
+    assert w.session.current_output_id() == added
+    assert "Added pair 'ferry-1'" in w.statusBar().currentMessage()
+    assert started == [1]
+    # the same texts again: not added, that pair shown, nothing analysed
+    dialog = open_dialog(qtbot, w)
+    dialog.texts["source"].setPlainText(SOURCE)
+    dialog.texts["output"].setPlainText(OUTPUT)
+    dialog.analyse.setChecked(False)
+    w.session.pairs.select(project.output_ids()[0])
+    dialog.add_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
+    assert project.count_pairs() == before + 1 and started == [1]
+    assert w.session.current_output_id() == added
+    assert "as pair 'ferry-1'" in w.statusBar().currentMessage()
+
+
+def test_what_cannot_be_added_is_said_and_nothing_is_written(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    before = w.session.project.count_pairs()
+    dialog = open_dialog(qtbot, w)
+    dialog.texts["output"].setPlainText(OUTPUT)
+    dialog.add_button.click()
+    assert dialog.isVisible() and dialog.problem.text() == "Source: empty"
+    dialog.texts["source"].setPlainText(SOURCE)
+    assert dialog.problem.text() == ""  # editing clears it
+    dialog.pair_id.setText("demo-01")  # the first demo pair's id and system, other texts
+    dialog.system.setText("qa-bot")
+    dialog.add_button.click()
+    qtbot.waitUntil(lambda: "another pair's" in dialog.problem.text(), timeout=10_000)
+    assert dialog.isVisible() and dialog.add_button.isEnabled()
+    assert w.session.project.count_pairs() == before
+    pdf = tmp_path / "article.pdf"
+    pdf.write_bytes(b"%PDF-1.5 ...")
+    assert not dialog.load("source", str(pdf))
+    assert "is a PDF file" in dialog.problem.text()
+    assert dialog.texts["source"].toPlainText() == SOURCE  # left as it was
+
+
+def test_a_loaded_file_is_named_until_its_text_is_edited(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    dialog = open_dialog(qtbot, w)
+    article = tmp_path / "article.txt"
+    article.write_bytes(SOURCE.encode() + b"\r\n")
+    assert dialog.load("source", str(article))
+    assert dialog.texts["source"].toPlainText() == SOURCE
+    assert dialog.where() == f"{article} + pasted output"
+    dialog.texts["source"].appendPlainText("More.")
+    assert dialog.where() == "pasted source + pasted output"
+
+
+def test_an_empty_project_says_how_to_add_pairs(qtbot, settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "empty.factdesk"
+    Project.create(path).close()
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    w.session.open_project(path)
+    assert "no pairs yet" in w.header.text()
+    assert "Add a pair (Ctrl+Shift+N)" in w.header.text()
+    w.close()
