@@ -36,7 +36,7 @@ from app.tasks import Job
 from models.errors import InputError
 
 #: The file dialog's filter for a text to load.
-TEXT_FILES = "Text files (*.txt *.md *.text);;All files (*)"
+TEXT_FILES = "Texts (*.txt *.md *.text *.docx *.odt);;All files (*)"
 
 
 class AddPairDialog(QDialog):

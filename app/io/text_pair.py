@@ -2,38 +2,50 @@
 
 An editor with one article and one draft should not have to write a JSON Lines file first.
 The texts are validated like an import's fields (not empty, no NUL, within the field limit) and
-a file's problems are named with its line: text that is not UTF-8, a word-processor or PDF file
-given as text. A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
+a file's problems are named with its line: text that is not UTF-8, a PDF, RTF or old Word file
+given as text. A Word (.docx) or OpenDocument (.odt) file is read as its paragraphs, a line
+each (:mod:`app.io.office_text`). A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
 read as "\\n", and the line ends after its last text are dropped.
 """
 
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import stat
 import sys
 from pathlib import Path
+from typing import IO
 
+from app.io.office_text import DamagedDocument, NotADocument, NotAnArchive, document_text
 from app.io.records import MAX_FIELD_CHARS, PairRecord, check_name, check_text
 from models.errors import InputError
 
 #: "-" names standard input.
 STDIN = "-"
+#: How a zip archive (a .docx or .odt document is one) begins.
+ZIP = b"PK\x03\x04"
+#: The largest Word or OpenDocument file read from standard input (a file is read in place).
+MAX_DOCUMENT_BYTES = 512 * 2**20
 
 # Files that are often taken for text, by their first bytes: what to say instead of decoding them.
 _NOT_TEXT = (
-    (b"%PDF-", "a PDF file"),
-    (b"PK\x03\x04", "a zip archive (a Word .docx or OpenDocument file is one)"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Word (.doc) or other Office file"),
-    (b"{\\rtf", "an RTF file"),
-    (codecs.BOM_UTF16_LE, "UTF-16 text"),
-    (codecs.BOM_UTF16_BE, "UTF-16 text"),
+    (b"%PDF-", "is a PDF file, not plain text"),
+    (ZIP, "is a zip archive, and not a Word (.docx) or OpenDocument (.odt) text"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "is an old Word (.doc) or other Office file, not plain text",
+    ),
+    (b"{\\rtf", "is an RTF file, not plain text"),
+    (codecs.BOM_UTF16_LE, "is UTF-16 text, not UTF-8"),
+    (codecs.BOM_UTF16_BE, "is UTF-16 text, not UTF-8"),
 )
 
 
 def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> str:
-    """The text of ``path`` (``"-"``: standard input) as the pair's ``role`` (source, output).
+    """The text of ``path`` (``"-"``: standard input) as the pair's ``role`` (source, output):
+    a plain UTF-8 text, or a Word (.docx) or OpenDocument (.odt) document's paragraphs.
 
     Raises:
         InputError: naming the file (and the line, where there is one) when it cannot be read,
@@ -42,6 +54,10 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
     """
     name = "standard input" if str(path) == STDIN else str(path)
     raw = _read_bytes(path, name, role, limit)
+    if raw.startswith(ZIP):
+        text = _document(path, raw, name, role)
+        if text is not None:
+            return check_text(text, role, limit=limit, path=name)
     if len(raw) > 4 * limit + len(codecs.BOM_UTF8):
         raise InputError(
             f"over the limit of {limit:,} characters for one text", path=name, field=role
@@ -49,7 +65,7 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
     for magic, what in _NOT_TEXT:
         if raw.startswith(magic):
             raise InputError(
-                f"is {what}, not plain text: save the {role} as plain text (.txt, UTF-8)",
+                f"{what}: save the {role} as plain text (.txt, UTF-8) or as a .docx",
                 path=name,
                 field=role,
             )
@@ -78,6 +94,38 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
             "has no text (it is empty, or only spaces and line breaks)", path=name, field=role
         )
     return check_text(text, role, limit=limit, path=name)
+
+
+def _document(path: str | Path, raw: bytes, name: str, role: str) -> str | None:
+    """The text of a Word or OpenDocument file (None for another zip archive), read from the
+    file itself (standard input: from what was read and the rest of it)."""
+    if str(path) == STDIN:
+        rest = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1 - len(raw))
+        if len(raw) + len(rest) > MAX_DOCUMENT_BYTES:
+            raise InputError(
+                f"a document over {MAX_DOCUMENT_BYTES // 2**20} MiB", path=name, field=role
+            )
+        source: str | Path | IO[bytes] = io.BytesIO(raw + rest)
+    else:
+        source = path
+    try:
+        kind, text = document_text(source)
+    except NotADocument:
+        return None
+    except NotAnArchive as exc:
+        raise InputError(
+            f"begins as a zip archive (a .docx or .odt is one) but cannot be read as one "
+            f"({exc}): is it cut short?",
+            path=name,
+            field=role,
+        ) from None
+    except DamagedDocument as exc:
+        raise InputError(
+            f"is a Word or OpenDocument file that cannot be read: {exc}", path=name, field=role
+        ) from None
+    if not text.strip():
+        raise InputError(f"is {kind} with no text", path=name, field=role)
+    return text
 
 
 def _read_bytes(path: str | Path, name: str, role: str, limit: int) -> bytes:

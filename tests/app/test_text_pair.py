@@ -49,7 +49,7 @@ def test_a_text_file_reads_as_its_text_whatever_its_line_ends(tmp_path: Path) ->
     ("data", "said"),
     [
         (b"%PDF-1.7\n...", "is a PDF file, not plain text"),
-        (b"PK\x03\x04rest", "is a zip archive (a Word .docx"),
+        (b"PK\x03\x04rest", "begins as a zip archive (a .docx or .odt is one) but cannot"),
         (codecs.BOM_UTF16_LE + "hi".encode("utf-16-le"), "is UTF-16 text"),
         (b"\n \n\t\n", "has no text"),
         (b"", "has no text"),
