@@ -162,11 +162,18 @@ class AddPair:
     Args:
         session: the review session (project, runner, pair list, status bar).
         analyse: starts an analysis of the pairs not yet scored (Analysis ▸ Analyse).
+        analysing: whether an analysis runs now (it scores the pairs it planned at its start).
     """
 
-    def __init__(self, session: ReviewSession, analyse: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        session: ReviewSession,
+        analyse: Callable[[], object],
+        analysing: Callable[[], bool],
+    ) -> None:
         self.session = session
         self.analyse = analyse
+        self.analysing = analysing
         self.dialog: AddPairDialog | None = None
 
     def ask(self) -> None:
@@ -228,9 +235,12 @@ class AddPair:
             said = f"Not added: the project has these texts already, as pair '{added.external_id}'"
         if not shown:
             said += " (the list's filters hide it)"
-        session.statusBar().showMessage(said, 10000)
-        if added.added and analyse:
+        if added.added and analyse and self.analysing():
+            # the running analysis planned its pairs when it started: this one is not among them
+            said += "; an analysis is running: analyse again when it ends (Ctrl+R) to score it"
+        elif added.added and analyse:
             self.analyse()
+        session.statusBar().showMessage(said, 10000)
 
 
 def _said(err: BaseException) -> str:

@@ -154,7 +154,7 @@ class MainWindow(QMainWindow):
         self.analysis_menu = AnalysisMenu(self.session, self.analysis, self.learning.follow)
         self.prefs = ViewPrefs(self, self.session, self.main_split)
         self.adjudication = AdjudicationMode(self.session)
-        self.adding = AddPair(self.session, self.analysis_menu.start)
+        self.adding = AddPair(self.session, self.analysis_menu.start, self.analysis.busy)
         slots: dict[str, Callable[[], object]] = {
             "new_project": self.files.new_project,
             "open_project": self.files.open_project,

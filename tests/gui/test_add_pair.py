@@ -51,6 +51,21 @@ def test_a_pasted_pair_is_added_shown_and_analysed(qtbot, window) -> None:  # ty
     assert "as pair 'ferry-1'" in w.statusBar().currentMessage()
 
 
+def test_a_pair_added_during_an_analysis_is_left_for_the_next(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    w: MainWindow = window
+    started: list[int] = []
+    w.adding.analyse = lambda: started.append(1)
+    w.adding.analysing = lambda: True
+    dialog = open_dialog(qtbot, w)
+    dialog.texts["source"].setPlainText(SOURCE)
+    dialog.texts["output"].setPlainText(OUTPUT)
+    dialog.add_button.click()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
+    assert started == []
+    message = w.statusBar().currentMessage()
+    assert message.startswith("Added pair 'auto-") and "analyse again when it ends" in message
+
+
 def test_what_cannot_be_added_is_said_and_nothing_is_written(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     w: MainWindow = window
     before = w.session.project.count_pairs()
