@@ -36,7 +36,7 @@ from app.tasks import Job
 from models.errors import InputError
 
 #: The file dialog's filter for a text to load.
-TEXT_FILES = "Texts (*.txt *.md *.text *.docx *.odt);;All files (*)"
+TEXT_FILES = "Texts (*.txt *.md *.text *.docx *.odt *.html *.htm);;All files (*)"
 
 
 class AddPairDialog(QDialog):

@@ -4,7 +4,8 @@ An editor with one article and one draft should not have to write a JSON Lines f
 The texts are validated like an import's fields (not empty, no NUL, within the field limit) and
 a file's problems are named with its line: text that is not UTF-8, a PDF, RTF or old Word file
 given as text. A Word (.docx) or OpenDocument (.odt) file is read as its paragraphs, a line
-each (:mod:`app.io.office_text`). A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
+each (:mod:`app.io.office_text`), and a web page saved as HTML as its article's text
+(:mod:`app.io.html_text`). A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
 read as "\\n", and the line ends after its last text are dropped.
 """
 
@@ -13,11 +14,13 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 import stat
 import sys
 from pathlib import Path
 from typing import IO
 
+from app.io.html_text import html_text, looks_like_html
 from app.io.office_text import DamagedDocument, NotADocument, NotAnArchive, document_text
 from app.io.records import MAX_FIELD_CHARS, PairRecord, check_name, check_text
 from models.errors import InputError
@@ -28,6 +31,9 @@ STDIN = "-"
 ZIP = b"PK\x03\x04"
 #: The largest Word or OpenDocument file read from standard input (a file is read in place).
 MAX_DOCUMENT_BYTES = 512 * 2**20
+#: The largest web page read: scripts and markup are most of a page's bytes.
+MAX_PAGE_BYTES = 64 * 2**20
+_CHARSET = re.compile(rb"<meta[^>]*charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
 
 # Files that are often taken for text, by their first bytes: what to say instead of decoding them.
 _NOT_TEXT = (
@@ -45,7 +51,8 @@ _NOT_TEXT = (
 
 def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> str:
     """The text of ``path`` (``"-"``: standard input) as the pair's ``role`` (source, output):
-    a plain UTF-8 text, or a Word (.docx) or OpenDocument (.odt) document's paragraphs.
+    a plain UTF-8 text, a Word (.docx) or OpenDocument (.odt) document's paragraphs, or a web
+    page's article.
 
     Raises:
         InputError: naming the file (and the line, where there is one) when it cannot be read,
@@ -58,6 +65,8 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
         text = _document(path, raw, name, role)
         if text is not None:
             return check_text(text, role, limit=limit, path=name)
+    if looks_like_html(raw):
+        return check_text(_page(raw, name, role), role, limit=limit, path=name)
     if len(raw) > 4 * limit + len(codecs.BOM_UTF8):
         raise InputError(
             f"over the limit of {limit:,} characters for one text", path=name, field=role
@@ -128,9 +137,40 @@ def _document(path: str | Path, raw: bytes, name: str, role: str) -> str | None:
     return text
 
 
+def _page(raw: bytes, name: str, role: str) -> str:
+    """The readable text of a web page's bytes (:mod:`app.io.html_text`), decoded as UTF-8 or
+    as the charset the page declares."""
+    if len(raw) > MAX_PAGE_BYTES:
+        raise InputError(f"a web page over {MAX_PAGE_BYTES // 2**20} MiB", path=name, field=role)
+    raw = raw.removeprefix(codecs.BOM_UTF8)
+    declared = _CHARSET.search(raw[:4096])
+    charset = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        markup = raw.decode(charset)
+    except LookupError:
+        raise InputError(
+            f"is a web page in the character set '{charset}', which cannot be read here: save "
+            "it as UTF-8",
+            path=name,
+            field=role,
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"is a web page that is not valid {charset} (byte 0x{raw[exc.start]:02x} at byte "
+            f"{exc.start + 1}): save it as UTF-8",
+            path=name,
+            field=role,
+        ) from None
+    text = html_text(markup)
+    if not text.strip():
+        raise InputError("is a web page with no text in it", path=name, field=role)
+    return text
+
+
 def _read_bytes(path: str | Path, name: str, role: str, limit: int) -> bytes:
-    """At most what ``limit`` characters can take in UTF-8 (4 bytes each), and a byte more."""
-    cap = 4 * limit + len(codecs.BOM_UTF8)
+    """At most what ``limit`` characters can take in UTF-8 (4 bytes each) or a web page
+    (:data:`MAX_PAGE_BYTES`: its markup is many times its text), and a byte more."""
+    cap = max(4 * limit + len(codecs.BOM_UTF8), MAX_PAGE_BYTES)
     if str(path) == STDIN:
         return sys.stdin.buffer.read(cap + 1)
     try:
