@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import QEvent, QMimeData, QObject
+from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -60,16 +62,31 @@ class AddPairDialog(QDialog):
         lay = QVBoxLayout(self)
         texts = QGridLayout()
         self.texts: dict[str, QPlainTextEdit] = {}
+        self.drops: list[_FileDrops] = []
         for column, (role, title, hint) in enumerate(
             (
-                ("source", "&Source", "Paste the article, passage or document here…"),
-                ("output", "&Output", "Paste the summary, answer or draft to check here…"),
+                (
+                    "source",
+                    "&Source",
+                    "Paste the article, passage or document here, or drop its file…",
+                ),
+                (
+                    "output",
+                    "&Output",
+                    "Paste the summary, answer or draft to check here, or drop its file…",
+                ),
             )
         ):
             edit = QPlainTextEdit()
             edit.setPlaceholderText(hint)
             edit.setAccessibleName(f"The pair's {role}")
             edit.setTabChangesFocus(True)  # keyboard first: Tab goes on to the next field
+            # kept here: a filter whose Python side is collected stops filtering
+            drops = _FileDrops(edit, lambda path, r=role: self.load(r, path))
+            self.drops.append(drops)
+            # a drop reaches the text box or its viewport, whichever accepts drops
+            edit.installEventFilter(drops)
+            edit.viewport().installEventFilter(drops)
             edit.textChanged.connect(lambda r=role: self._edited(r))
             label = QLabel(title)
             label.setBuddy(edit)
@@ -154,6 +171,35 @@ class AddPairDialog(QDialog):
             return
         if self.on_add(record, self.where(), self.analyse.isChecked()):
             self.accept()
+
+
+class _FileDrops(QObject):
+    """A text box that loads a file dropped on it (one from a file manager), instead of
+    inserting its address; dropped text is inserted as usual."""
+
+    def __init__(self, parent: QObject, load: Callable[[str], bool]) -> None:
+        super().__init__(parent)
+        self.load = load
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            assert isinstance(event, QDropEvent)
+            path = _dropped_file(event.mimeData())
+            if path is None:
+                return False
+            event.acceptProposedAction()
+            if event.type() == QEvent.Type.Drop:
+                self.load(path)
+            return True
+        return False
+
+
+def _dropped_file(data: QMimeData) -> str | None:
+    """The one local file a drop carries; None for text, several files or a remote address."""
+    urls = data.urls() if data.hasUrls() else []
+    if len(urls) != 1 or not urls[0].isLocalFile():
+        return None
+    return urls[0].toLocalFile()
 
 
 class AddPair:

@@ -110,3 +110,37 @@ def test_an_empty_project_says_how_to_add_pairs(qtbot, settings, tmp_path: Path)
     assert "no pairs yet" in w.header.text()
     assert "Add a pair (Ctrl+Shift+N)" in w.header.text()
     w.close()
+
+
+def test_a_file_dropped_on_a_box_is_loaded_into_it(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    w: MainWindow = window
+    dialog = open_dialog(qtbot, w)
+    article = tmp_path / "article.txt"
+    article.write_text(SOURCE + "\n", encoding="utf-8")
+
+    def drop(data: QMimeData) -> None:
+        """A drag that enters the output box, then drops there (Qt delivers no drop unless
+        the drag entered first)."""
+        how = (Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton)
+        target = dialog.texts["output"].viewport()
+        QApplication.sendEvent(
+            target, QDragEnterEvent(QPoint(5, 5), *how, Qt.KeyboardModifier.NoModifier)
+        )
+        QApplication.sendEvent(
+            target, QDropEvent(QPointF(5, 5), *how, Qt.KeyboardModifier.NoModifier)
+        )
+
+    files = QMimeData()
+    files.setUrls([QUrl.fromLocalFile(str(article))])
+    drop(files)
+    assert dialog.texts["output"].toPlainText() == SOURCE  # the file's text, not its address
+    assert dialog.where() == f"pasted source + {article}"
+    two = QMimeData()
+    two.setUrls([QUrl.fromLocalFile(str(article)), QUrl.fromLocalFile(str(article))])
+    drop(two)  # not one file: Qt's own handling (it inserts the addresses), no load
+    assert dialog.where() == "pasted source + pasted output"
+    assert "file://" in dialog.texts["output"].toPlainText()
