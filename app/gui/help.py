@@ -76,6 +76,14 @@ it, and keep every reviewer's judgment beside it.</p>
 <p>Analysis ▸ Calibrate threshold and Adapt to my judgments fit the threshold and the combined
 score to your decisions on this project; see Help ▸ Calibration and adaptation.</p>
 
+<h3>Bringing pairs in</h3>
+<p><b>File ▸ Add a pair</b> (Ctrl+Shift+N): paste a source and an output, load each from a file
+or drop its file on the box — plain text, a Word (.docx) or OpenDocument (.odt) document, or a
+web page saved as HTML (its article is read). The pair is shown and analysed at once. <b>File ▸
+Import pairs</b> (Ctrl+I) reads many pairs from JSONL, CSV or TSV, and lists every record it
+cannot use before anything is imported. From a terminal, <tt>factdesk check ARTICLE DRAFT</tt>
+prints the marks of one pair without a project.</p>
+
 <h3>Export formats (File ▸ Export)</h3>
 <table cellpadding="3">
 <tr><td><b>jsonl</b></td><td>Everything: pairs, sentences, arcs, every checker's scores and
