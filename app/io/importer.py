@@ -29,6 +29,7 @@ from app.io.records import (
     logical_id,
     read_pairs,
     stored_id,
+    text_hash,
 )
 from app.io.restore import write_analysis
 from app.store.project import Project, now
@@ -105,7 +106,7 @@ class AddedPair:
 
 def add_pair(project: Project, record: PairRecord, where: str) -> AddedPair:
     """Add one pair (:func:`app.io.text_pair.text_record`) as an import of one record would:
-    a pair already in the project with the same texts and system is not added again.
+    a pair already in the project with the same texts, context and system is not added again.
 
     ``where`` names where the texts came from, for messages (the two files, or "pasted text").
 
@@ -116,17 +117,20 @@ def add_pair(project: Project, record: PairRecord, where: str) -> AddedPair:
     write_records(project, where, [record], report, False)
     if report.duplicates and report.duplicates[0].conflict:
         raise InputError(
-            f"the id '{record.external_id}' is another pair's in this project (its source or "
-            "output differs); nothing was added: give another id, or none for one made from "
-            "the texts",
+            f"the id '{record.external_id}' is another pair's in this project (its source, "
+            "output or question differs); nothing was added: give another id, or none for one "
+            "made from the texts",
             path=where,
             field="id",
         )
     system = Output.system.is_(None) if record.system is None else Output.system == record.system
+    context = (
+        Output.context.is_(None) if record.context is None else Output.context == record.context
+    )
     with project.session() as s:
         row = s.execute(
             select(Output.id, Output.external_id)
-            .where(Output.content_hash == record.content_hash, system)
+            .where(Output.content_hash == record.content_hash, system, context)
             .order_by(Output.id)
         ).first()
     if row is None:  # written or found above, in this process: another one removed it since
@@ -178,7 +182,15 @@ def write_records(
         report.imported = total
 
 
-def _auto_id(h: str) -> str:
+#: What makes two pairs the same pair: their texts' hash (source and output) and context.
+Texts = tuple[str, str | None]
+
+
+def _auto_id(rec: PairRecord) -> str:
+    """The id of a record without one, from its texts (and its context, when it has one)."""
+    h = rec.content_hash
+    if rec.context is not None:
+        h = text_hash(f"{h}\x00{rec.context}")
     return f"auto-{h[:16]}"
 
 
@@ -196,45 +208,54 @@ def _new_records(
     """The records to import, each with the id it is stored under; duplicates go to the report.
 
     A record is a duplicate when a pair with the same id and system, or with the same source,
-    output and system, is already in the project or earlier in the file. Outputs of several
-    systems for one document id are different pairs.
+    output, context and system, is already in the project or earlier in the file. Outputs of
+    several systems for one document id are different pairs, and so are one answer's pairs
+    for different questions (a passage answered "No." to two questions).
     """
-    by_key: dict[tuple[str, str | None], tuple[str, str]] = {}  # (id, system) -> (where, hash)
-    by_content: dict[tuple[str, str | None], tuple[str, str]] = {}  # (hash, system) -> where, id
+    # (id, system) -> (where, texts); (texts, system) -> (where, id); texts: content_key()
+    by_key: dict[tuple[str, str | None], tuple[str, Texts]] = {}
+    by_content: dict[tuple[Texts, str | None], tuple[str, str]] = {}
     taken: set[str] = set()
-    for stored, system, h in s.execute(
-        select(Output.external_id, Output.system, Output.content_hash)
+    for stored, system, h, context in s.execute(
+        select(Output.external_id, Output.system, Output.content_hash, Output.context)
     ):
         ext = logical_id(stored, system)
-        by_key[(ext, system)] = ("a pair already in the project", h)
-        by_content.setdefault((h, system), ("a pair already in the project", ext))
+        by_key[(ext, system)] = ("a pair already in the project", (h, context))
+        by_content.setdefault(((h, context), system), ("a pair already in the project", ext))
         taken.add(stored)
     fresh: list[tuple[PairRecord, str]] = []
     for rec in records:
-        h = rec.content_hash
-        ext = rec.external_id or _auto_id(h)
+        texts = (rec.content_hash, rec.context)
+        ext = rec.external_id or _auto_id(rec)
         system = rec.system
         if rec.external_id is not None and (ext, system) in by_key:
             where, other = by_key[(ext, system)]
-            differs = "; its source or output differs, the first is kept" if other != h else ""
+            differs = other != texts
+            said = (
+                "source, output or context"
+                if rec.context is not None or other[1] is not None
+                else "source or output"
+            )
             report.duplicates.append(
                 Problem(
                     rec.line,
                     "id",
-                    f"same id and {_system_text(system)} as {where}{differs}",
+                    f"same id and {_system_text(system)} as {where}"
+                    + (f"; its {said} differs, the first is kept" if differs else ""),
                     ext,
-                    conflict=other != h,
+                    conflict=differs,
                 )
             )
             continue
-        if (h, system) in by_content:
-            where, other_id = by_content[(h, system)]
+        if (texts, system) in by_content:
+            where, other_id = by_content[(texts, system)]
             named = f" (id '{other_id}')" if other_id != ext else ""
+            said = "source, output, context" if rec.context is not None else "source, output"
             report.duplicates.append(
                 Problem(
                     rec.line,
                     None,
-                    f"same source, output and {_system_text(system)} as {where}{named}",
+                    f"same {said} and {_system_text(system)} as {where}{named}",
                     rec.external_id,
                 )
             )
@@ -256,8 +277,8 @@ def _new_records(
                 report.skipped.append(Problem(rec.line, "id", err.reason, rec.external_id))
                 continue
         where = f"line {rec.line} of this file"
-        by_key[(ext, system)] = (where, h)
-        by_content.setdefault((h, system), (where, ext))
+        by_key[(ext, system)] = (where, texts)
+        by_content.setdefault((texts, system), (where, ext))
         taken.add(key)
         fresh.append((rec, key))
     return fresh

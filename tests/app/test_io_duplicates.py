@@ -1,6 +1,6 @@
 """What counts as a duplicate at import (issue 13, item 6).
 
-A duplicate is the same (id, system) or the same (source, output, system). Several systems'
+A duplicate is the same (id, system) or the same (source, output, context, system). Several systems'
 outputs for one document id (the shape of CLIFF's and SummEval's files) are different pairs.
 """
 
@@ -117,6 +117,35 @@ def test_same_content_and_system_under_another_id(project: Project, tmp_path: Pa
         (2, "b", None, "same source, output and system 'bart' as line 1 of this file (id 'a')"),
         (5, None, None, "same source, output and no system as line 4 of this file"),
     ]
+
+
+def test_one_answer_to_two_questions_is_two_pairs(project: Project, tmp_path: Path) -> None:
+    """A passage answered "No." to two questions (BoolQ's shape) loses neither, with or without
+    ids; the same question again is a duplicate, and so is a re-import of the file."""
+    passage = "Vehicles must be booked 24 hours ahead; foot passengers buy tickets on the day."
+    records = [
+        {"source": passage, "output": "No.", "question": "Do foot passengers need to book?"},
+        {"source": passage, "output": "No.", "question": "Can vehicles just turn up?"},
+        {"source": passage, "output": "No.", "question": "Do foot passengers need to book?"},
+        {"id": "q1", "source": passage, "output": "No.", "question": "Is the ferry free?"},
+        {"id": "q1", "source": passage, "output": "No.", "question": "Is it daily?"},
+    ]
+    f = write_jsonl(tmp_path / "qa.jsonl", records)
+    report = import_file(project, f)
+    assert report.imported == 3
+    assert [(d.line, d.field, d.reason) for d in report.duplicates] == [
+        (3, None, "same source, output, context and no system as line 1 of this file"),
+        (
+            5,
+            "id",
+            "same id and no system as line 4 of this file; "
+            "its source, output or context differs, the first is kept",
+        ),
+    ]
+    ids = project.output_ids()
+    assert len(set(ids)) == 3
+    again = import_file(project, f)
+    assert again.imported == 0 and len(again.duplicates) == 5
 
 
 def test_without_a_system_the_id_alone_decides(project: Project, tmp_path: Path) -> None:

@@ -119,6 +119,11 @@ def test_adding_a_pair_twice_keeps_one_and_names_it(tmp_path: Path) -> None:
         assert first.external_id.startswith("auto-") and p.count_pairs() == 1
         named = add_pair(p, text_record(SOURCE, OUTPUT, system="bot", pair_id="p1"), "x")
         assert named.added and named.external_id == "p1" and p.count_pairs() == 2
+        # the same answer to a question is another pair, with an id of its own
+        asked = add_pair(p, text_record(SOURCE, OUTPUT, context="When did it open?"), "y")
+        assert asked.added and asked.external_id not in (first.external_id, "p1")
+        again = add_pair(p, text_record(SOURCE, OUTPUT, context="When did it open?"), "z")
+        assert not again.added and again.output_id == asked.output_id and p.count_pairs() == 3
 
 
 def test_an_id_taken_by_other_texts_adds_nothing(tmp_path: Path) -> None:
