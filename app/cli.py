@@ -909,8 +909,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_findings(path: Path, threshold: float = 0.5) -> None:
+def print_findings(path: Path, threshold: float = DEFAULT_THRESHOLD) -> None:
+    """The findings of every pair of a project (the demo's, without a window): its id, system
+    and output, then what ``factdesk check`` prints of it (:func:`check_lines`)."""
     from app.io.bundles import iter_bundles, run_info
+    from app.io.records import logical_id
     from app.store import Project
 
     def say(line: str) -> None:  # one line: data's own line breaks are shown escaped
@@ -920,32 +923,10 @@ def print_findings(path: Path, threshold: float = 0.5) -> None:
         runs = run_info(project)
         for b in iter_bundles(project):
             print()
-            say(f"{b.output.external_id} [{b.output.system}]  {b.output.text}")
-            for name, (pair, sents, arcs) in b.scores.items():
-                label = runs[name]["display_name"]
-                reason = getattr(pair, "reason", None)
-                score = (
-                    (f"not checked ({reason})" if reason else "not checked")
-                    if pair.score is None
-                    else f"{pair.score:.2f}"
-                )
-                say(f"  {label}: pair support {score}")
-                by_id = {s.id: s for s in b.sentences}
-                for sid, row in sents.items():
-                    if row.not_checked:
-                        say(f"    sentence {by_id[sid].idx + 1}: not checked ({row.not_checked})")
-                    elif row.score is not None and row.score < threshold:
-                        say(f"    sentence {by_id[sid].idx + 1}: low support {row.score:.2f}")
-                    else:
-                        continue
-                    for line in (row.detail or "").splitlines():  # what the checker found
-                        say(f"      {line}")
-                weak = [a for a in b.arcs if arcs.get(a.id, 1.0) < threshold]
-                if weak:
-                    listed = ", ".join(
-                        f"{a.head_text} -{a.label}-> {a.child_text}" for a in weak[:8]
-                    )
-                    say(f"    not entailed: {listed}" + (" ..." if len(weak) > 8 else ""))
+            system = f" [{b.output.system}]" if b.output.system else ""
+            say(f"{logical_id(b.output.external_id, b.output.system)}{system}  {b.output.text}")
+            for line in check_lines(b, runs, threshold):
+                say(f"  {line}")
 
 
 def _has_display() -> bool:

@@ -70,7 +70,7 @@ def test_demo_without_window_prints_findings(tmp_path: Path, capsys, monkeypatch
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     code, out, _ = run(capsys, "demo", "--no-window")
     assert code == 0
-    assert "demo-02" in out and "pair support" in out
+    assert "demo-02 [summarizer-b]" in out and "each checker's pair score: " in out
     assert (tmp_path / "factdesk" / "demo.factdesk").exists()
     from models.arc_runtime import bundled_available
 

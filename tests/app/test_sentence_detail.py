@@ -18,6 +18,7 @@ from app.io.bundles import load_bundles
 from app.io.exporter import export
 from app.io.importer import import_file
 from app.store import Project
+from app.store.findings import finding_lines
 from models.checkers.base import Grain, PairInput, PairScore, SentenceScore, pair_score
 from tests.conftest import PAIRS, write_jsonl
 
@@ -81,10 +82,12 @@ def test_findings_text_prints_the_detail_under_its_sentence(
     project.close()
     print_findings(path)
     lines = capsys.readouterr().out.splitlines()
-    at = lines.index("    sentence 1: low support 0.20")
-    assert lines[at - 1] == "  question-based check: pair support 0.20"
-    assert lines[at + 1 : at + 3] == ["      " + line for line in FOUND.splitlines()]
-    assert not any("sentence 2" in line for line in lines)  # supported, nothing to say
+    at = next(i for i, line in enumerate(lines) if line.startswith("    ✗  0.20  1. "))
+    assert lines[at - 1] == "  question-based check: 0.20, flagged (below 0.50)"
+    found = finding_lines(FOUND)
+    assert found and lines[at + 1 : at + 1 + len(found)] == ["             " + f for f in found]
+    second = lines[at + 1 + len(found)]
+    assert second.startswith("    ✔  ") and " 2. " in second  # supported: nothing said under it
 
 
 def test_exports_carry_the_detail_and_import_keeps_it(project: Project, tmp_path: Path) -> None:

@@ -122,5 +122,9 @@ def test_installed_wheel_runs_demo(built: tuple[Path, list[str]], tmp_path: Path
     assert f"demo project: {tmp_path / 'data' / 'factdesk' / 'demo.factdesk'}" in run.stdout
     assert "demo-10" in run.stdout
     # scored by the bundled models from the wheel, not the lexical fallback used without them
-    assert "arc entailment (DAE): pair support" in run.stdout
-    assert "sentence support: pair support" in run.stdout
+    scores = [line for line in run.stdout.splitlines() if "each checker's pair score:" in line]
+    assert len(scores) == 32
+    assert all(
+        "arc entailment (DAE) 0." in line or "arc entailment (DAE) 1." in line for line in scores
+    )
+    assert all("sentence support 0." in line or "sentence support 1." in line for line in scores)
