@@ -32,7 +32,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 env -u DISPLAY -u WAYLAND_DISPLAY XDG_DATA_HOME="$scratch" "$app/factdesk" demo --no-window \
     > "$scratch/demo.txt"
-grep -q "arc entailment (DAE): pair support" "$scratch/demo.txt"
+grep -q "each checker.s pair score: .*arc entailment (DAE) [01]\." "$scratch/demo.txt"
 
 echo "built $app in ${built}s, $(du -sh "$app" | cut -f1); demo --no-window: ok"
 echo "menu entry: cp $app/factdesk.desktop ~/.local/share/applications/"
