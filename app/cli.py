@@ -1,6 +1,7 @@
 """The ``factdesk`` command line.
 
-Public forms (scripts rely on them): ``new``, ``import``, ``add``, ``check``, ``analyze``, ``score``, ``export``,
+Public forms (scripts rely on them): ``new``, ``import``, ``add``, ``remove``, ``check``,
+``analyze``, ``score``, ``export``,
 ``stats``, ``merge``, ``agreement``, ``familiarity``, ``report``, ``calibrate``, ``adapt``,
 ``demo``, ``open``, ``eval``; no subcommand opens the window. ``--json`` prints one JSON object
 on stdout. Errors exit non-zero (:data:`EXIT_CODES`) with a one-line reason on stderr, or with
@@ -166,6 +167,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--system", help="the system that wrote the output")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_add)
+
+    c = sub.add_parser("remove", help="remove pairs added by mistake (never a judged one)")
+    c.add_argument("project")
+    c.add_argument("ids", metavar="ID", nargs="+", help="the pairs' ids, as imported")
+    c.add_argument("--system", help="the system of the pairs (where ids repeat across systems)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_cmd_remove)
 
     c = sub.add_parser(
         "check",
@@ -562,6 +570,22 @@ def _cmd_add(args: argparse.Namespace) -> int:
     else:
         text = f"not added: the project has these texts already, as pair '{added.external_id}'"
     _emit(args, data, text)
+    return 0
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    from app.io.removal import pairs_named, remove_pairs
+    from app.store import Project
+
+    with Project.open(args.project) as project:
+        removed = remove_pairs(project, pairs_named(project, args.ids, args.system))
+    said = ", ".join(f"'{i}'" for i in removed.pairs)
+    text = f"removed {len(removed.pairs)} pair{'s' if len(removed.pairs) != 1 else ''}: {said}"
+    if removed.sources:
+        text += (
+            f" (and {removed.sources} source{'s' if removed.sources != 1 else ''} no pair reads)"
+        )
+    _emit(args, {"removed": list(removed.pairs), "sources_removed": removed.sources}, text)
     return 0
 
 

@@ -56,6 +56,8 @@ MENUS: tuple[tuple[str, tuple[ActionSpec | str | None, ...]], ...] = (
             "redo",
             SEPARATOR,
             ActionSpec("find", "Find…", K.Find),
+            SEPARATOR,
+            ActionSpec("remove_pair", "Re&move pair (not judged)…"),
         ),
     ),
     (

@@ -52,6 +52,7 @@ from app.gui.modes import Modes
 from app.gui.pairlist import ListColumn, PairList, combo
 from app.gui.pairview import PairView
 from app.gui.plaintext import plain_label
+from app.gui.remove_pair import RemovePair
 from app.gui.review_menu import ReviewMenu
 from app.gui.reviewer import Reviewer
 from app.gui.session import ReviewSession
@@ -155,12 +156,14 @@ class MainWindow(QMainWindow):
         self.prefs = ViewPrefs(self, self.session, self.main_split)
         self.adjudication = AdjudicationMode(self.session)
         self.adding = AddPair(self.session, self.analysis_menu.start, self.analysis.busy)
+        self.removing = RemovePair(self.session)
         slots: dict[str, Callable[[], object]] = {
             "new_project": self.files.new_project,
             "open_project": self.files.open_project,
             "open_demo": self.files.open_demo,
             "import": self.files.import_,
             "add_pair": self.adding.ask,
+            "remove_pair": self.removing.ask,
             "export": self.files.export,
             "merge": self.merging.ask,
             "export_report": self.files.export_report,
