@@ -468,6 +468,8 @@ def claim_chunk(
         while len(need) < chunk_size and pos < len(rest):
             window = rest[pos : pos + 4 * chunk_size]
             pos += len(window)
+            # a pair removed since the run was planned (Edit ▸ Remove pair) is not scored
+            present = set(s.scalars(select(Output.id).where(Output.id.in_(window))))
             taken: set[tuple[str, int]] = set()
             for checker in checkers:
                 if checker.name not in runs:
@@ -485,6 +487,8 @@ def claim_chunk(
                         )
                     )
             for n, oid in enumerate(window):
+                if oid not in present:
+                    continue
                 wanted = {
                     c.name
                     for c in checkers

@@ -2,10 +2,11 @@
 
 An editor who pasted the wrong draft into File ▸ Add a pair, or imported the wrong file, needs
 to take those pairs out again. A pair is removed with everything the project holds of it only
-(its sentences and arcs, every checker's scores of them, analysis claims), and its source with
-it when no other pair reads that source. A pair that anyone has judged, or whose judgments the
-audit log records (an undone decision too), is refused: the audit log is append-only, and a
-judgment is the editor's work. The removal is one transaction.
+(its sentences and arcs, every checker's scores of them), and its source with it when no other
+pair reads that source. A pair that anyone has judged, or whose judgments the audit log records
+(an undone decision too), is refused: the audit log is append-only, and a judgment is the
+editor's work. So is a pair an analysis is scoring now; one that planned to score it later
+passes over it. The removal is one transaction.
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def remove_pairs(project: Project, output_ids: Sequence[int]) -> Removed:
     """Remove these pairs (output ids) and what the project holds of them alone.
 
     Raises:
-        ProjectError: a pair that does not exist, or that has judgments or audit-log entries
-            (naming them); nothing is removed then.
+        ProjectError: a pair that does not exist, that has judgments or audit-log entries, or
+            that an analysis is scoring now (naming them); nothing is removed then.
     """
     wanted = sorted(set(output_ids))
     if not wanted:
@@ -118,10 +119,16 @@ def remove_pairs(project: Project, output_ids: Sequence[int]) -> Removed:
                 f"{'has' if len(kept) == 1 else 'have'} judgments or decisions in the audit "
                 "log; nothing was removed"
             )
+        busy = sorted(set(s.scalars(select(Claim.output_id).where(Claim.output_id.in_(wanted)))))
+        if busy:
+            listed = ", ".join(f"'{names[oid]}'" for oid in busy)
+            raise ProjectError(
+                f"{listed} {'is' if len(busy) == 1 else 'are'} being analysed now: remove "
+                f"{'it' if len(busy) == 1 else 'them'} when the analysis ends; nothing was removed"
+            )
         sentences = select(SentenceRow.id).where(SentenceRow.output_id.in_(wanted))
         _remove_sentences(s, sentences)
         s.execute(delete(PairScoreRow).where(PairScoreRow.output_id.in_(wanted)))
-        s.execute(delete(Claim).where(Claim.output_id.in_(wanted)))
         s.execute(delete(Output).where(Output.id.in_(wanted)))
         sources = {r.source_id for r in rows}
         still_read = set(

@@ -31,7 +31,7 @@ def counts(project: Project) -> dict[str, int]:
 
 
 @pytest.fixture
-def analysed(tmp_path: Path) -> Project:
+def imported(tmp_path: Path) -> Project:
     records = [
         {"id": "a", "source": ARTICLE, "output": "The ferry sails twice daily."},
         {"id": "b", "source": ARTICLE, "output": "Vehicles are booked ahead."},
@@ -39,9 +39,14 @@ def analysed(tmp_path: Path) -> Project:
     ]
     project = Project.create(tmp_path / "p.factdesk")
     import_file(project, write_jsonl(tmp_path / "p.jsonl", records))
-    analyze(project, [load_checker("lexical")])
     yield project
     project.close()
+
+
+@pytest.fixture
+def analysed(imported: Project) -> Project:
+    analyze(imported, [load_checker("lexical")])
+    return imported
 
 
 def test_a_pair_goes_with_what_it_alone_holds(analysed: Project) -> None:
@@ -106,3 +111,31 @@ def test_remove_command_names_pairs_by_id_and_system(tmp_path: Path, capsys) -> 
     assert code == 2 and "no pair with the id 'nosuch'" in err
     with Project.open(proj) as p:
         assert p.count_pairs() == 1
+
+
+def test_an_analysis_passes_over_a_pair_removed_after_it_started(imported: Project) -> None:
+    p = imported
+    a, b, c = p.output_ids()
+    checker = load_checker("lexical")
+    removed: list[object] = []
+
+    def after_chunk(ids: list[int]) -> None:
+        if not removed:  # the run planned all three pairs; the last goes after the first chunk
+            removed.append(remove_pairs(p, [c]))
+
+    report = analyze(p, [checker], chunk_size=1, on_chunk=after_chunk)
+    assert report.status == "done" and report.checkers[0].scored == 2
+    assert p.output_ids() == [a, b]
+
+
+def test_a_pair_being_analysed_is_kept(analysed: Project) -> None:
+    from app.store.schema import Claim, Run
+
+    p = analysed
+    a, _b, _c = p.output_ids()
+    with p.session() as s:
+        run = s.scalars(select(Run.id)).first()
+        s.add(Claim(run_id=run, checker="lexical", version="x", output_id=a))
+    with pytest.raises(ProjectError, match="'a' is being analysed now"):
+        remove_pairs(p, [a])
+    assert p.count_pairs() == 3
