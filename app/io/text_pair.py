@@ -5,8 +5,8 @@ The texts are validated like an import's fields (not empty, no NUL, within the f
 a file's problems are named with its line: text that is not UTF-8, a PDF, RTF or old Word file
 given as text. A Word (.docx) or OpenDocument (.odt) file is read as its paragraphs, a line
 each (:mod:`app.io.office_text`), and a web page saved as HTML as its article's text
-(:mod:`app.io.html_text`). A file's line ends are how it was saved, not what it says: "\\r\\n" and "\\r" are
-read as "\\n", and the line ends after its last text are dropped.
+(:mod:`app.io.html_text`). A plain file's line ends are how it was saved, not what it says:
+"\\r\\n" and "\\r" are read as "\\n", and the line ends after its last text are dropped.
 """
 
 from __future__ import annotations
@@ -112,7 +112,10 @@ def _document(path: str | Path, raw: bytes, name: str, role: str) -> str | None:
         rest = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1 - len(raw))
         if len(raw) + len(rest) > MAX_DOCUMENT_BYTES:
             raise InputError(
-                f"a document over {MAX_DOCUMENT_BYTES // 2**20} MiB", path=name, field=role
+                f"is a document over {MAX_DOCUMENT_BYTES // 2**20} MiB: give it as a file, or "
+                "save its text as plain text",
+                path=name,
+                field=role,
             )
         source: str | Path | IO[bytes] = io.BytesIO(raw + rest)
     else:
@@ -141,7 +144,11 @@ def _page(raw: bytes, name: str, role: str) -> str:
     """The readable text of a web page's bytes (:mod:`app.io.html_text`), decoded as UTF-8 or
     as the charset the page declares."""
     if len(raw) > MAX_PAGE_BYTES:
-        raise InputError(f"a web page over {MAX_PAGE_BYTES // 2**20} MiB", path=name, field=role)
+        raise InputError(
+            f"is a web page over {MAX_PAGE_BYTES // 2**20} MiB: save its article as plain text",
+            path=name,
+            field=role,
+        )
     raw = raw.removeprefix(codecs.BOM_UTF8)
     declared = _CHARSET.search(raw[:4096])
     charset = declared.group(1).decode("ascii") if declared else "utf-8"
