@@ -29,6 +29,7 @@ EXIT_CODES = {
     1: "stopped before the end (analyze cancelled); finished work is kept",
     2: "refused or failed: bad input, a file that cannot be read or written, a bad option",
     3: "an internal error (a bug): please report it with the command that caused it",
+    4: "checked, and the pair is flagged (check --exit-code)",
     130: "interrupted (Ctrl-C); what was finished is kept, as the message says",
 }
 # Arguments that name a file or folder: an empty one is refused by name.
@@ -198,6 +199,11 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_THRESHOLD,
         help=f"support below this is flagged ({DEFAULT_THRESHOLD})",
+    )
+    c.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit with 4 when the pair is flagged, 0 when not (for scripts)",
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_check)
@@ -614,12 +620,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
             runs = run_info(project)
             data = pair_record(bundle, runs, run_places(project))
             lines = check_lines(bundle, runs, threshold)
+            shown_score = bundle.scores[shown_checker(bundle)][0].score if bundle.scores else None
     if report.cancelled:
         lines.append("cancelled before the end: the pair is not fully checked")
     if args.project:
         lines.append(f"kept as pair '{added.external_id}' in {args.project}")
     _emit(args, data, "\n".join(lines))
-    return 1 if report.cancelled else 0
+    if report.cancelled:
+        return 1
+    flagged = shown_score is not None and shown_score < threshold
+    return 4 if args.exit_code and flagged else 0
+
+
+def shown_checker(bundle: Any) -> str:
+    """The checker whose score ``check`` shows: the combined score, else the last one run."""
+    return "combined" if "combined" in bundle.scores else next(reversed(bundle.scores))
 
 
 def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) -> list[str]:
@@ -632,7 +647,7 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
 
     if not bundle.scores:
         return ["not scored: no checker ran"]
-    shown_name = "combined" if "combined" in bundle.scores else next(reversed(bundle.scores))
+    shown_name = shown_checker(bundle)
     labels = {name: info.get("display_name", name) for name, info in runs.items()}
     pair, sents, arcs = bundle.scores[shown_name]
     label = labels.get(shown_name, shown_name)

@@ -243,3 +243,15 @@ def test_check_without_a_project_leaves_no_file(
     assert code == 0 and "kept as pair" not in out
     # (the folder of open projects' names is every process's, kept for the next)
     assert [x.name for x in scratch.iterdir() if not x.name.startswith("factdesk-open")] == []
+
+
+def test_check_exit_code_says_whether_the_pair_is_flagged(
+    tmp_path: Path, texts: tuple[str, str], capsys
+) -> None:
+    code, _, _ = cli(capsys, "check", *texts, "--checker", "lexical", "--exit-code")
+    assert code == 4  # "The museum closed in 1950." is not in the source
+    src, _ = texts
+    code, _, _ = cli(capsys, "check", src, src, "--checker", "lexical", "--exit-code")
+    assert code == 0  # the source checked against itself
+    code, _, _ = cli(capsys, "check", *texts, "--checker", "lexical")
+    assert code == 0  # without the option, a check that ran is a success
