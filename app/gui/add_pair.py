@@ -209,6 +209,8 @@ class AddPair:
         session: the review session (project, runner, pair list, status bar).
         analyse: starts an analysis of the pairs not yet scored (Analysis ▸ Analyse).
         analysing: whether an analysis runs now (it scores the pairs it planned at its start).
+        new_project: asks for a new project file and opens it (File ▸ New project), for a pair
+            added with no project open.
     """
 
     def __init__(
@@ -216,21 +218,26 @@ class AddPair:
         session: ReviewSession,
         analyse: Callable[[], object],
         analysing: Callable[[], bool],
+        new_project: Callable[[], object],
     ) -> None:
         self.session = session
         self.analyse = analyse
         self.analysing = analysing
+        self.new_project = new_project
         self.dialog: AddPairDialog | None = None
 
     def ask(self) -> None:
         session = self.session
         if session.project is None:
-            session.statusBar().showMessage(
-                "No project to add a pair to: create or open one first (File ▸ New project, "
-                "Ctrl+N)",
-                8000,
-            )
-            return
+            # a pair needs a project file: the editor names one first (or cancels)
+            self.new_project()
+            if session.project is None:
+                session.statusBar().showMessage(
+                    "No project to add a pair to: create or open one first (File ▸ New "
+                    "project, Ctrl+N)",
+                    8000,
+                )
+                return
         self.dialog = AddPairDialog(self.submit, session.window())
         self.dialog.exec()
         self.dialog = None

@@ -155,7 +155,9 @@ class MainWindow(QMainWindow):
         self.analysis_menu = AnalysisMenu(self.session, self.analysis, self.learning.follow)
         self.prefs = ViewPrefs(self, self.session, self.main_split)
         self.adjudication = AdjudicationMode(self.session)
-        self.adding = AddPair(self.session, self.analysis_menu.start, self.analysis.busy)
+        self.adding = AddPair(
+            self.session, self.analysis_menu.start, self.analysis.busy, self.files.new_project
+        )
         self.removing = RemovePair(self.session)
         slots: dict[str, Callable[[], object]] = {
             "new_project": self.files.new_project,

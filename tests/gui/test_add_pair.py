@@ -144,3 +144,28 @@ def test_a_file_dropped_on_a_box_is_loaded_into_it(qtbot, window, tmp_path: Path
     drop(two)  # not one file: Qt's own handling (it inserts the addresses), no load
     assert dialog.where() == "pasted source + pasted output"
     assert "file://" in dialog.texts["output"].toPlainText()
+
+
+def test_adding_with_no_project_asks_for_one_first(
+    qtbot, settings, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    made = tmp_path / "new.factdesk"
+    opened: list[AddPairDialog] = []
+
+    def new_project() -> None:  # what File ▸ New project does once a name is chosen
+        Project.create(made).close()
+        w.session.open_project(made)
+
+    w.adding.new_project = new_project
+    monkeypatch.setattr(AddPairDialog, "exec", lambda self: opened.append(self) or 0)
+    w.actions_["add_pair"].trigger()
+    assert w.session.project is not None and w.session.project.path == made
+    assert len(opened) == 1  # then the dialog, for the new project
+    w.adding.new_project = lambda: None  # the editor cancels the file dialog
+    w.session.close_project()
+    w.actions_["add_pair"].trigger()
+    assert "create or open one first" in w.statusBar().currentMessage()
+    w.close()
