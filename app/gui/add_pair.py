@@ -9,6 +9,7 @@ are in the project already are not added twice: that pair is shown instead.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QMimeData, QObject
@@ -82,7 +83,7 @@ class AddPairDialog(QDialog):
             edit.setAccessibleName(f"The pair's {role}")
             edit.setTabChangesFocus(True)  # keyboard first: Tab goes on to the next field
             # kept here: a filter whose Python side is collected stops filtering
-            drops = _FileDrops(edit, lambda path, r=role: self.load(r, path))
+            drops = _FileDrops(edit, functools.partial(self.load, role))
             self.drops.append(drops)
             # a drop reaches the text box or its viewport, whichever accepts drops
             edit.installEventFilter(drops)

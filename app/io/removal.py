@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.orm import Session
@@ -141,7 +142,7 @@ def remove_pairs(project: Project, output_ids: Sequence[int]) -> Removed:
     return Removed(tuple(names[oid] for oid in wanted), len(orphans))
 
 
-def _remove_sentences(s: Session, sentence_ids: Select[tuple[int]]) -> None:
+def _remove_sentences(s: Session, sentence_ids: Select[Any]) -> None:
     """These sentences (a select of their ids) with their arcs and every score of them."""
     arcs = select(ArcRow.id).where(ArcRow.sentence_id.in_(sentence_ids))
     s.execute(delete(ArcScoreRow).where(ArcScoreRow.arc_id.in_(arcs)))
