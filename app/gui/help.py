@@ -81,8 +81,9 @@ score to your decisions on this project; see Help ▸ Calibration and adaptation
 or drop its file on the box — plain text, a Word (.docx) or OpenDocument (.odt) document, or a
 web page saved as HTML (its article is read). The pair is shown and analysed at once. <b>File ▸
 Import pairs</b> (Ctrl+I) reads many pairs from JSONL, CSV or TSV, and lists every record it
-cannot use before anything is imported. From a terminal, <tt>factdesk check ARTICLE DRAFT</tt>
-prints the marks of one pair without a project.</p>
+cannot use before anything is imported. <b>Edit ▸ Remove pair</b> takes out the pair shown, if
+it was added by mistake; a pair with judgments is never removed. From a terminal,
+<tt>factdesk check ARTICLE DRAFT</tt> prints the marks of one pair without a project.</p>
 
 <h3>Export formats (File ▸ Export)</h3>
 <table cellpadding="3">

@@ -24,6 +24,7 @@ def test_guide_opens_from_the_help_menu_with_the_current_keys(qtbot, window) -> 
     for topic in ("Adjudication", "Export formats", "frank", "xsumfaith", "dae-arcs"):
         assert topic in text
     assert "Bringing pairs in" in text and "File ▸ Add a pair (Ctrl+Shift+N)" in text
+    assert "Edit ▸ Remove pair" in text
     assert "\nY\naccept: supported / entailed" in text  # the key as remapped, not the default
     dialog.close()
 
