@@ -42,6 +42,7 @@ from models.document import ParsedText, Sentence
 from models.errors import Cancelled, FactDeskError
 from models.language import foreign_language
 from models.parsing import load_pipeline, parse_many, pipeline_version
+from models.reasons import not_english as reads_as
 
 Progress = Callable[[int, int], None]
 #: Texts parsed between two progress reports (a source and its output are two).
@@ -553,9 +554,7 @@ def not_english(texts: dict[int, tuple[str, str]]) -> dict[int, str]:
         for what, t in (("source", src), ("output", out)):
             language = foreign_language(t)
             if language is not None:
-                refused[oid] = (
-                    f"the {what} reads as {language}, not English: the models read English only"
-                )
+                refused[oid] = reads_as(f"the {what}", language)
                 break
     return refused
 

@@ -644,6 +644,7 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
     checker that flags it found (as the window's prompt shows them), and the arcs it does not
     find entailed; then every other checker's pair score."""
     from app.store.findings import finding_lines
+    from models.reasons import NOTHING_TO_CHECK
 
     if not bundle.scores:
         return ["not scored: no checker ran"]
@@ -658,6 +659,14 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
         verdict = f"{pair.score:.2f}, flagged (below {threshold:.2f})"
     else:
         verdict = f"{pair.score:.2f}, supported (at or above {threshold:.2f})"
+    # sentences a model could not read (not those that state nothing): the verdict leaves them
+    unread = [
+        row
+        for row in sents.values()
+        if row.score is None and row.not_checked and row.not_checked not in NOTHING_TO_CHECK
+    ]
+    if pair.score is not None and unread:
+        verdict += f"; {len(unread)} sentence{'s' if len(unread) != 1 else ''} not checked (?)"
     lines = [f"{label}: {verdict}"]
     for sentence in bundle.sentences:
         row = sents.get(sentence.id)

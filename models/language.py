@@ -130,3 +130,17 @@ def foreign_language(text: str) -> str | None:
     shares = {lang: sum(w in fw for w in words) / n for lang, fw in OTHERS.items()}
     language, share = max(shares.items(), key=lambda kv: kv[1])
     return language if share >= OTHER_AT_LEAST else None
+
+
+def foreign_sentence(text: str) -> str | None:
+    """The language of one sentence of an English text that is plainly in another one: as
+    :func:`foreign_language` reads it, and with no function word of English's own at all. One
+    sentence is short, so a name with lower-case particles reads as a language of its own ("Paul
+    Ludwig Hans Anton von Beneckendorff und von Hindenburg, known generally as Paul von
+    Hindenburg, was ..." is a fifth German function words); its "was" keeps it English."""
+    language = foreign_language(text)
+    if language is None or language.endswith(" script"):
+        return language
+    if any(word in ENGLISH_OWN for word in _function_word_candidates(text)):
+        return None
+    return language

@@ -17,5 +17,14 @@ LEAD_IN = (
 FRAMING = 'the answer\'s own framing ("Here is a summary:", "I hope this helps"): nothing to check'
 #: Why a fenced code block (:func:`models.markdown.code_block`) is not checked.
 CODE = "code or a template (a fenced block): nothing to check"
+
+
+def not_english(what: str, language: str) -> str:
+    """Why a text (``what``: "the source", "the output") or one output sentence ("it") that
+    reads as another language is not checked: the models read English only. Not a sentence that
+    states nothing: an editor judges it."""
+    return f"{what} reads as {language}, not English: the models read English only"
+
+
 #: The reasons of a sentence that states nothing to check.
 NOTHING_TO_CHECK = frozenset({NO_CONTENT, LEAD_IN, FRAMING, CODE})

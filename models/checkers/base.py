@@ -18,8 +18,9 @@ from models.document import ParsedText, Sentence
 from models.errors import Cancelled
 from models.evidence import Evidence
 from models.framing import framing
+from models.language import foreign_sentence
 from models.markdown import code_block, emphasised_whole, footnote, plain, table_header
-from models.reasons import CODE, FRAMING, LEAD_IN, NO_CONTENT
+from models.reasons import CODE, FRAMING, LEAD_IN, NO_CONTENT, not_english
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
@@ -211,12 +212,17 @@ def has_content(sentence: Sentence) -> bool:
 
 
 def unchecked_reason(sentence: Sentence) -> str | None:
-    """Why a sentence states nothing to check (None: it has content arcs and states something):
-    no content arcs, a lead-in (:func:`lead_in`) or the answer's own framing
+    """Why a sentence is not checked (None: it has content arcs and states something): no
+    content arcs, a lead-in (:func:`lead_in`) or the answer's own framing
     (:func:`models.framing.framing`); a fenced code block (:func:`models.markdown.code_block`)
-    says so before anything else."""
+    says so before anything else, then a sentence plainly in another language
+    (:func:`models.language.foreign_sentence`: the models read English only), which, unlike the
+    others, an editor judges."""
     if code_block(sentence.text):
         return CODE
+    language = foreign_sentence(sentence.text)
+    if language is not None:  # one sentence in another language in an English text
+        return not_english("it", language)
     if not sentence.arcs:
         return NO_CONTENT
     if lead_in(sentence):

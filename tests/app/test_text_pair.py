@@ -255,3 +255,19 @@ def test_check_exit_code_says_whether_the_pair_is_flagged(
     assert code == 0  # the source checked against itself
     code, _, _ = cli(capsys, "check", *texts, "--checker", "lexical")
     assert code == 0  # without the option, a check that ran is a success
+
+
+def test_check_says_how_many_sentences_it_could_not_read(tmp_path: Path, capsys) -> None:
+    src = tmp_path / "src.txt"
+    src.write_text(SOURCE, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    out.write_text(
+        "The Carrow Street Library first opened its doors on 12 October 1896.\n"
+        "La bibliothèque a ouvert ses portes le 12 octobre 1896, et les travaux avaient "
+        "commencé en 1893 grâce au propriétaire du moulin.\n",
+        encoding="utf-8",
+    )
+    code, printed, _ = cli(capsys, "check", str(src), str(out), "--checker", "lexical")
+    lines = printed.splitlines()
+    assert code == 0 and lines[0].endswith("; 1 sentence not checked (?)")
+    assert "not checked: it reads as French, not English" in printed

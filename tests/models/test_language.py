@@ -67,3 +67,48 @@ def test_a_text_in_another_language_is_named(text: str, language: str) -> None:
 )
 def test_english_and_undecidable_texts_are_not_named(text: str) -> None:
     assert foreign_language(text) is None
+
+
+def test_one_sentence_in_another_language_is_named_but_names_with_particles_are_not() -> None:
+    from models.language import foreign_sentence
+
+    french = (
+        "Le musée rouvre en mars après deux ans de travaux, et les visiteurs pourront découvrir "
+        "une nouvelle aile consacrée à la peinture de la région."
+    )
+    assert foreign_sentence(french) == "French"
+    # a fifth of its words are German function words ("von", "und"), and it is English
+    name = (
+        "Paul Ludwig Hans Anton von Beneckendorff und von Hindenburg, known generally as Paul "
+        "von Hindenburg, was a German military officer."
+    )
+    assert foreign_language(name) == "German" and foreign_sentence(name) is None
+    assert foreign_sentence("Le musée rouvre en mars.") is None  # too short to tell
+    assert foreign_sentence("Городской совет во вторник утвердил бюджет на школы.") == (
+        "Cyrillic script"
+    )
+
+
+def test_a_sentence_in_another_language_is_left_unchecked_by_every_checker() -> None:
+    from models.checkers.base import PairInput
+    from models.parsing import parse
+    from models.registry import load_checker
+
+    source = (
+        "The Carrow museum will reopen in March after two years of building work. Visitors will "
+        "find a new wing devoted to the painting of the region."
+    )
+    output = (
+        "The museum reopens in March after two years of building work.\nLe musée rouvre en "
+        "mars après deux ans de travaux, et les visiteurs pourront découvrir une nouvelle aile "
+        "consacrée à la peinture de la région."
+    )
+    src, out = parse(source), parse(output)
+    for name in ("lexical", "questions"):
+        (scored,) = load_checker(name).score([PairInput(0, src, out)])
+        first, second = scored.sentences
+        assert first.not_checked != second.not_checked  # the English one is read
+        assert second.score is None
+        assert second.not_checked == (
+            "it reads as French, not English: the models read English only"
+        ), name
