@@ -671,10 +671,8 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
     for sentence in bundle.sentences:
         row = sents.get(sentence.id)
         text = " ".join(sentence.text.split())
-        if row is None or row.score is None:
+        if row is None or row.score is None:  # why: in the findings
             lines.append(f"  ?  —     {sentence.idx + 1}. {text}")
-            if row is not None and row.not_checked:
-                lines.append(f"           not checked: {row.not_checked}")
         else:
             mark = "✗" if row.score < threshold else "✔"
             lines.append(f"  {mark}  {row.score:.2f}  {sentence.idx + 1}. {text}")

@@ -56,7 +56,8 @@ class PairBundle:
         self, checker: str, sid: int, threshold: float, labels: dict[str, str]
     ) -> list[tuple[str, str]]:
         """(checker label, what it found) for output sentence ``sid``, in words: the shown
-        ``checker``'s detail first, then that of every other checker that flags the sentence
+        ``checker``'s detail first (or why it did not check the sentence, or the pair), then
+        that of every other checker that flags the sentence
         at the default threshold (say, the question-based check's conflicts while the combined
         score is shown), with its score, and the shown checker's where that passes the sentence
         at ``threshold``. ``labels``: checker name -> the name an editor knows."""
@@ -64,7 +65,10 @@ class PairBundle:
         label = labels.get(checker, checker)
         shown = self.scores.get(checker)
         shown_row = None if shown is None else shown[1].get(sid)
-        why = None if shown_row is not None else self.left_out(checker)
+        if shown_row is None:
+            why = self.left_out(checker)  # the pair as a whole
+        else:
+            why = shown_row.not_checked if shown_row.score is None else None
         if why is not None:
             out.append((label, f"not checked: {why}"))
         # where the shown score passes the sentence, a flag beside it says so: the two marks
