@@ -182,6 +182,8 @@ def write_records(
         report.imported = total
 
 
+#: How an id made from a record's texts (it had none) begins.
+AUTO_ID = "auto-"
 #: What makes two pairs the same pair: their texts' hash (source and output) and context.
 Texts = tuple[str, str | None]
 
@@ -191,7 +193,7 @@ def _auto_id(rec: PairRecord) -> str:
     h = rec.content_hash
     if rec.context is not None:
         h = text_hash(f"{h}\x00{rec.context}")
-    return f"auto-{h[:16]}"
+    return f"{AUTO_ID}{h[:16]}"
 
 
 def _system_text(system: str | None) -> str:

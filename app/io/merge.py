@@ -34,6 +34,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.io.importer import AUTO_ID
 from app.io.records import content_hash, logical_id, read_pairs
 from app.io.restore import (
     ANALYSIS_FIELDS,
@@ -377,12 +378,34 @@ class _Target:
     arcs: dict[tuple[int, int], tuple[int, str, int, int]] | None = None
 
 
-def _target_pairs(s: Session) -> dict[tuple[str, str | None], _Target]:
-    """(id as imported, system) -> the target's pair."""
+@dataclass
+class _Targets:
+    """The target's pairs by (id as imported, system), and by (texts' hash, system) where one
+    pair has those texts."""
+
+    by_id: dict[tuple[str, str | None], _Target]
+    by_texts: dict[tuple[str, str | None], _Target]
+
+    def find(self, pair: _Incoming) -> _Target | None:
+        """The target's pair for an incoming one: by its id and system; an id made from the
+        texts (``auto-…``) also by its texts, since such ids were made from the texts alone
+        before the question counted in them (an older project's export names its question
+        pairs by ids a project imported since does not have)."""
+        target = self.by_id.get((pair.id, pair.system))
+        if target is None and pair.id.startswith(AUTO_ID):
+            target = self.by_texts.get((content_hash(pair.source, pair.output), pair.system))
+        return target
+
+
+def _target_pairs(s: Session) -> _Targets:
     rows = s.execute(select(Output.id, Output.external_id, Output.system, Output.content_hash))
-    return {
-        (logical_id(ext, system), system): _Target(oid, chash) for oid, ext, system, chash in rows
-    }
+    by_id: dict[tuple[str, str | None], _Target] = {}
+    held: dict[tuple[str, str | None], list[_Target]] = {}
+    for oid, ext, system, chash in rows:
+        target = _Target(oid, chash)
+        by_id[(logical_id(ext, system), system)] = target
+        held.setdefault((chash, system), []).append(target)
+    return _Targets(by_id, {key: ts[0] for key, ts in held.items() if len(ts) == 1})
 
 
 def _existing_judgments(s: Session) -> dict[_Key, _Decision]:
@@ -426,13 +449,13 @@ def _merge_pair(
     s: Session,
     project: Project,
     pair: _Incoming,
-    targets: dict[tuple[str, str | None], _Target],
+    targets: _Targets,
     existing: dict[_Key, _Decision],
     report: FileReport,
     unnamed: str | None = None,
 ) -> None:
     system = f" (system {pair.system})" if pair.system else ""
-    target = targets.get((pair.id, pair.system))
+    target = targets.find(pair)
     if target is None:
         report.unmatched_pairs.append(
             Unmatched(pair.where, pair.id, f"no pair with this id{system} in the target")

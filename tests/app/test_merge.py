@@ -241,3 +241,34 @@ def test_judgments_without_a_reviewer_get_one(
         ("unsupported", None)
     ]
     assert held[("dana", record["id"], "pair", "support")] == [("unsupported", None)]
+
+
+def test_an_older_exports_auto_ids_still_find_their_pairs(tmp_path: Path) -> None:
+    """Ids made from the texts took in the question only from 27 November 2026: an older
+    project's export names a question pair by the id of its texts alone. Merged into a project
+    imported since, its judgments reach the one pair with those texts; where two pairs have them
+    (one answer to two questions) the id says nothing of which, and the pair is unmatched."""
+    from app.io.records import content_hash
+    from tests.conftest import write_jsonl
+
+    passage = "Vehicles must be booked a day ahead; foot passengers buy tickets on the day."
+    one = {"source": passage, "output": "No.", "question": "Do foot passengers need to book?"}
+    pairs = write_jsonl(tmp_path / "qa.jsonl", [one])
+    with Project.create(tmp_path / "old.factdesk") as old:
+        import_file(old, pairs)
+        old.judge(JudgmentKey(old.output_ids()[0]), JudgmentValue("supported", "accept"))
+        export(old, tmp_path / "old.jsonl")
+    record = json.loads((tmp_path / "old.jsonl").read_text(encoding="utf-8"))
+    record["id"] = "auto-" + content_hash(passage, "No.")[:16]  # as such an export named it
+    (tmp_path / "old.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with Project.create(tmp_path / "new.factdesk") as new:
+        import_file(new, pairs)
+        assert new.pair_rows()[0].external_id != record["id"]
+        report = merge(new, [tmp_path / "old.jsonl"])
+        assert report.files[0].pairs_matched == 1 and report.judgments_new == 1
+    other = {**one, "question": "Can foot passengers turn up on the day?"}
+    with Project.create(tmp_path / "two.factdesk") as two:
+        import_file(two, write_jsonl(tmp_path / "two.jsonl", [one, other]))
+        report = merge(two, [tmp_path / "old.jsonl"])
+        assert report.files[0].pairs_matched == 0 and report.judgments_new == 0
+        assert len(report.files[0].unmatched_pairs) == 1
