@@ -187,13 +187,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also keep the pair and its analysis in this project file (created if missing); "
         "by default nothing is kept",
     )
-    c.add_argument(
-        "--checker",
-        action="append",
-        help="checker name (repeatable); default: the default checkers",
-    )
-    c.add_argument("--model-dir", help="own model directory (nli, dae, support)")
-    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _checker_args(c)
     c.add_argument(
         "--threshold",
         type=float,
@@ -210,15 +204,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("analyze", help="score pairs that lack scores from the current checkers")
     c.add_argument("project")
-    c.add_argument(
-        "--checker",
-        action="append",
-        help="checker name (repeatable); default: the default checkers",
-    )
-    c.add_argument(
-        "--model-dir", help="own model directory for checkers that take one (nli, dae, support)"
-    )
-    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _checker_args(c)
     _engine_args(c)
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_analyze)
@@ -228,9 +214,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("input", help="a .jsonl file or a folder of them")
     c.add_argument("out", help="a folder of parts, or one .jsonl file")
-    c.add_argument("--checker", action="append", help="checker name (repeatable)")
-    c.add_argument("--model-dir", help="own model directory (nli, dae, support)")
-    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    _checker_args(c)
     _engine_args(c)
     c.add_argument(
         "--pairs-per-part", type=int, default=10_000, help="records per output part (10,000)"
@@ -526,11 +510,12 @@ def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True) -> None
     """The arguments of a pair given as text files (add, check)."""
     if project:
         c.add_argument("project")
-    c.add_argument("source", help="the source as a plain-text file (UTF-8); - reads standard input")
     c.add_argument(
-        "output",
-        help="the output (summary, answer, draft) as a plain-text file; - reads standard input",
+        "source",
+        help="the source as a file: plain text (UTF-8), .docx, .odt or a saved web page; "
+        "- reads standard input",
     )
+    c.add_argument("output", help="the output (summary, answer, draft) as a file of the same kinds")
     c.add_argument(
         "--context", help="the question the output answers, or other context for it (text)"
     )
@@ -706,6 +691,19 @@ def load_checkers(
     from app.analysis import load_checkers as load
 
     return list(load(names, device=device, model_dir=model_dir))
+
+
+def _checker_args(c: argparse.ArgumentParser) -> None:
+    """Which checkers score, with what model, where (analyze, score, check)."""
+    c.add_argument(
+        "--checker",
+        action="append",
+        help="checker name (repeatable); default: the default checkers",
+    )
+    c.add_argument(
+        "--model-dir", help="own model directory for checkers that take one (nli, dae, support)"
+    )
+    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
 
 
 def _engine_args(c: argparse.ArgumentParser) -> None:
