@@ -86,38 +86,37 @@ def looks_like_html(raw: bytes) -> bool:
 
 
 def html_text(html: str) -> str:
-    """The page's readable text (see the module's docstring); "" when it has none."""
-    for scope in SCOPES:
-        reader = _Reader(scope)
-        reader.feed(html)
-        reader.close()
-        if reader.found:
-            return reader.text()
-    reader = _Reader(None)  # a fragment: no body element
+    """The page's readable text (see the module's docstring); "" when it has none. One pass
+    reads every scope; the first the page has is kept (the whole text for a fragment)."""
+    reader = _Reader()
     reader.feed(html)
     reader.close()
-    return reader.text()
+    for scope in SCOPES:
+        if reader.found[scope]:
+            return reader.text(scope)
+    return reader.text(None)
 
 
 class _Reader(HTMLParser):
-    """Collects the text inside ``scope`` elements (None: everywhere), outside skipped ones."""
+    """Collects the text inside each scope's elements (and, under None, everywhere), outside
+    skipped ones."""
 
-    def __init__(self, scope: str | None) -> None:
+    def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.scope = scope
-        self.found = False
-        self.inside = 0 if scope else 1  # depth of scope elements open
+        scopes: tuple[str | None, ...] = (*SCOPES, None)
+        self.found = dict.fromkeys(SCOPES, False)
+        self.inside = {scope: 0 if scope else 1 for scope in scopes}  # open scope elements
+        self.lines: dict[str | None, list[str]] = {scope: [] for scope in scopes}
+        self.line: dict[str | None, list[str]] = {scope: [] for scope in scopes}
         self.skipping = 0  # depth of skipped elements open
         self.pre = 0
-        self.lines: list[str] = []
-        self.line: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in SKIPPED and tag not in VOID:
             self.skipping += 1
-        if tag == self.scope:
-            self.inside += 1
-            self.found = True
+        if tag in self.found:
+            self.inside[tag] += 1
+            self.found[tag] = True
         if tag == "pre":
             self.pre += 1
         if tag in BLOCKS:
@@ -132,28 +131,29 @@ class _Reader(HTMLParser):
             self._break()
         if tag in SKIPPED and self.skipping:
             self.skipping -= 1
-        if tag == self.scope and self.inside:
-            self.inside -= 1
+        if tag in self.found and self.inside[tag]:
+            self.inside[tag] -= 1
         if tag == "pre" and self.pre:
             self.pre -= 1
 
     def handle_data(self, data: str) -> None:
-        if self.skipping or not self.inside:
+        if self.skipping:
             return
-        if self.pre:
-            for i, part in enumerate(data.split("\n")):
-                if i:
-                    self._break()
-                self.line.append(part)
-        else:
-            self.line.append(re.sub(r"\s+", " ", data))
+        parts = data.split("\n") if self.pre else [re.sub(r"\s+", " ", data)]
+        for i, part in enumerate(parts):
+            if i:
+                self._break()
+            for scope, depth in self.inside.items():
+                if depth:
+                    self.line[scope].append(part)
 
     def _break(self) -> None:
-        text = "".join(self.line).strip()
-        self.line = []
-        if text:
-            self.lines.append(text)
+        for scope, pieces in self.line.items():
+            text = "".join(pieces).strip()
+            pieces.clear()
+            if text:
+                self.lines[scope].append(text)
 
-    def text(self) -> str:
+    def text(self, scope: str | None) -> str:
         self._break()
-        return "\n".join(self.lines)
+        return "\n".join(self.lines[scope])
