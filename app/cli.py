@@ -29,7 +29,7 @@ EXIT_CODES = {
     1: "stopped before the end (analyze cancelled); finished work is kept",
     2: "refused or failed: bad input, a file that cannot be read or written, a bad option",
     3: "an internal error (a bug): please report it with the command that caused it",
-    4: "checked, and the pair is flagged (check --exit-code)",
+    4: "checked, and a pair is flagged (check --exit-code)",
     130: "interrupted (Ctrl-C); what was finished is kept, as the message says",
 }
 # Arguments that name a file or folder: an empty one is refused by name.
@@ -178,10 +178,10 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "check",
-        help="check one output against its source (two text files) and print what the source "
-        "does not support",
+        help="check one output (or several) against its source (text files) and print what the "
+        "source does not support",
     )
-    _text_pair_args(c, project=False)
+    _text_pair_args(c, project=False, outputs=True)
     c.add_argument(
         "--project",
         help="also keep the pair and its analysis in this project file (created if missing); "
@@ -197,7 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--exit-code",
         action="store_true",
-        help="exit with 4 when the pair is flagged, 0 when not (for scripts)",
+        help="exit with 4 when the pair (of several outputs, any one) is flagged, 0 when not (for scripts)",
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_check)
@@ -506,8 +506,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True) -> None:
-    """The arguments of a pair given as text files (add, check)."""
+def _text_pair_args(
+    c: argparse.ArgumentParser, *, project: bool = True, outputs: bool = False
+) -> None:
+    """The arguments of a pair given as text files (add, check); ``outputs``: one or more
+    outputs of the same source (check)."""
     if project:
         c.add_argument("project")
     c.add_argument(
@@ -515,7 +518,17 @@ def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True) -> None
         help="the source as a file: plain text (UTF-8), .docx, .odt or a saved web page; "
         "- reads standard input",
     )
-    c.add_argument("output", help="the output (summary, answer, draft) as a file of the same kinds")
+    if outputs:
+        c.add_argument(
+            "output",
+            nargs="+",
+            help="the output (summary, answer, draft) as a file of the same kinds; several "
+            "outputs of the one source (drafts, systems) are each checked, then ranked",
+        )
+    else:
+        c.add_argument(
+            "output", help="the output (summary, answer, draft) as a file of the same kinds"
+        )
     c.add_argument(
         "--context", help="the question the output answers, or other context for it (text)"
     )
@@ -523,20 +536,45 @@ def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True) -> None
 
 def _text_pair(args: argparse.Namespace) -> tuple[Any, str]:
     """The pair that ``args`` give as two text files, and where it came from (for messages)."""
+    ((record, where),) = _text_pairs(args.source, [args.output], args)
+    return record, where
+
+
+def _text_pairs(
+    source_path: str, output_paths: Sequence[str], args: argparse.Namespace
+) -> list[tuple[Any, str]]:
+    """One pair a text file of ``output_paths``, each with the source at ``source_path``, and
+    where each came from (for messages). Every file is read before any pair is made, so a file
+    that cannot be read stops them all. Of several outputs, each pair's system is its file as
+    given (standard input: "standard input"), which tells them apart in a project."""
     from app.io.text_pair import STDIN, read_text, text_record
 
-    if args.source == STDIN and args.output == STDIN:
+    given = [source_path, *output_paths]
+    if given.count(STDIN) > 1:
         raise UsageError("only one of SOURCE and OUTPUT can be standard input (-)")
-    source = read_text(args.source, "source")
-    output = read_text(args.output, "output")
-    record = text_record(
-        source,
-        output,
-        pair_id=getattr(args, "pair_id", None),
-        system=getattr(args, "system", None),
-        context=args.context,
-    )
-    return record, f"{args.source} + {args.output}"
+    twice = sorted({p for p in output_paths if output_paths.count(p) > 1})
+    if twice:
+        raise UsageError(f"OUTPUT {twice[0]} is given twice")
+    source = read_text(source_path, "source")
+    outputs = [read_text(p, "output") for p in output_paths]
+    several = len(output_paths) > 1
+    return [
+        (
+            text_record(
+                source,
+                output,
+                pair_id=getattr(args, "pair_id", None),
+                system=(
+                    ("standard input" if path == STDIN else path)
+                    if several
+                    else getattr(args, "system", None)
+                ),
+                context=args.context,
+            ),
+            f"{source_path} + {path}",
+        )
+        for path, output in zip(output_paths, outputs, strict=True)
+    ]
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
@@ -590,31 +628,69 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from app.store import Project
 
     threshold = check_threshold(args.threshold, name="--threshold")
-    record, where = _text_pair(args)
+    pairs = _text_pairs(args.source, args.output, args)
     checkers = load_checkers(args.checker, device=args.device, model_dir=args.model_dir)
     with tempfile.TemporaryDirectory(prefix="factdesk-check-") as tmp:
         path = Path(args.project) if args.project else Path(tmp) / "check.factdesk"
         if not path.exists():
             Project.create(path).close()
         with Project.open(path) as project:
-            added = add_pair(project, record, where)
-            report = analyze(
-                project, checkers=checkers, report=AnalysisReport(), only=[added.output_id]
-            )
-            (bundle,) = load_bundles(project, [added.output_id])
+            added = [add_pair(project, record, where) for record, where in pairs]
+            ids = [a.output_id for a in added]
+            report = analyze(project, checkers=checkers, report=AnalysisReport(), only=ids)
+            by_id = {b.output.id: b for b in load_bundles(project, ids)}
+            bundles = [by_id[i] for i in ids]  # in the order given
             runs = run_info(project)
-            data = pair_record(bundle, runs, run_places(project))
-            lines = check_lines(bundle, runs, threshold)
-            shown_score = bundle.scores[shown_checker(bundle)][0].score if bundle.scores else None
+            places = run_places(project)
+            records = [pair_record(b, runs, places) for b in bundles]
+            checked = [(b, check_lines(b, runs, threshold)) for b in bundles]
+    scores = [b.scores[shown_checker(b)][0].score if b.scores else None for b, _lines in checked]
+    if len(checked) == 1:
+        lines = checked[0][1]
+    else:
+        lines = []
+        for path_given, (_bundle, said) in zip(args.output, checked, strict=True):
+            lines += [f"== {path_given}", *said, ""]
+        lines += ranked_lines(args.output, scores, threshold, _shown_label(checked, runs))
     if report.cancelled:
-        lines.append("cancelled before the end: the pair is not fully checked")
+        lines.append("cancelled before the end: not every output is fully checked")
     if args.project:
-        lines.append(f"kept as pair '{added.external_id}' in {args.project}")
-    _emit(args, data, "\n".join(lines))
+        kept = ", ".join(f"'{a.external_id}'" for a in added)
+        lines.append(f"kept as pair{'s' if len(added) > 1 else ''} {kept} in {args.project}")
+    _emit(args, records[0] if len(records) == 1 else records, "\n".join(lines))
     if report.cancelled:
         return 1
-    flagged = shown_score is not None and shown_score < threshold
+    flagged = any(score is not None and score < threshold for score in scores)
     return 4 if args.exit_code and flagged else 0
+
+
+def _shown_label(checked: Sequence[tuple[Any, list[str]]], runs: dict[str, dict[str, Any]]) -> str:
+    """The display name of the checker ``check`` ranks several outputs by."""
+    bundle = next((b for b, _lines in checked if b.scores), None)
+    if bundle is None:
+        return "score"
+    name = shown_checker(bundle)
+    return runs.get(name, {}).get("display_name", name)
+
+
+def ranked_lines(
+    names: Sequence[str], scores: Sequence[float | None], threshold: float, label: str
+) -> list[str]:
+    """Several outputs of one source, most supported first by the shown score (those no checker
+    could score last, in the order given), each with its verdict at ``threshold``."""
+    order = sorted(
+        range(len(names)),
+        key=lambda k: (scores[k] is None, -(scores[k] or 0.0), k),
+    )
+    lines = [f"the outputs by {label}, most supported first:"]
+    for rank, k in enumerate(order, 1):
+        score = scores[k]
+        if score is None:
+            lines.append(f"  {rank}. ?  —     {names[k]} (not checked)")
+        else:
+            mark, said = ("✗", "flagged") if score < threshold else ("✔", "supported")
+            lines.append(f"  {rank}. {mark}  {score:.2f}  {names[k]} ({said})")
+    return lines
 
 
 def shown_checker(bundle: Any) -> str:

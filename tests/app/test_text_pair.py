@@ -271,3 +271,53 @@ def test_check_says_how_many_sentences_it_could_not_read(tmp_path: Path, capsys)
     lines = printed.splitlines()
     assert code == 0 and lines[0].endswith("; 1 sentence not checked (?)")
     assert "not checked: it reads as French, not English" in printed
+
+
+def test_check_ranks_several_outputs_of_one_source(
+    tmp_path: Path, texts: tuple[str, str], capsys
+) -> None:
+    src, flawed = texts
+    faithful = tmp_path / "faithful.txt"
+    faithful.write_text("The Carrow Street Library first opened its doors on 12 October 1896.")
+    code, out, _ = cli(capsys, "check", src, flawed, str(faithful), "--checker", "lexical")
+    assert code == 0
+    lines = out.splitlines()
+    # each output's findings under its file, then the ranking, most supported first
+    assert lines[0] == f"== {flawed}" and f"== {faithful}" in lines
+    assert lines.index(f"== {faithful}") > lines.index("  ✗  0.00  1. The museum closed in 1950.")
+    ranking = lines[lines.index("the outputs by lexical baseline, most supported first:") :]
+    assert ranking[1].startswith("  1. ✔") and ranking[1].endswith(f"{faithful} (supported)")
+    assert ranking[2].startswith("  2. ✗") and ranking[2].endswith(f"{flawed} (flagged)")
+    code, _, _ = cli(
+        capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--exit-code"
+    )
+    assert code == 4  # one flagged output is enough
+    code, out, _ = cli(capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--json")
+    records = json.loads(out)
+    # one record an output, in the order given, each output's file as its system
+    assert [(r["output"], r["system"]) for r in records] == [
+        (faithful.read_text(), str(faithful)),
+        (OUT_TEXT, flawed),
+    ]
+
+
+def test_check_of_several_outputs_reads_every_file_first(
+    tmp_path: Path, texts: tuple[str, str], capsys
+) -> None:
+    src, out = texts
+    proj = tmp_path / "kept.factdesk"
+    code, _, err = cli(
+        capsys, "check", src, out, str(tmp_path / "gone.txt"), "--project", str(proj)
+    )
+    assert code == 2 and "gone.txt: cannot read the file" in err
+    assert not proj.exists()  # nothing was checked, nothing kept
+    code, _, err = cli(capsys, "check", src, out, out, "--checker", "lexical")
+    assert code == 2 and f"OUTPUT {out} is given twice" in err
+    code, _, err = cli(capsys, "check", "-", out, "-", "--checker", "lexical")
+    assert code == 2 and "only one of SOURCE and OUTPUT" in err
+    code, printed, _ = cli(
+        capsys, "check", src, out, src, "--checker", "lexical", "--project", str(proj)
+    )
+    assert code == 0 and "kept as pairs 'auto-" in printed
+    with Project.open(proj) as p:
+        assert p.count_pairs() == 2
