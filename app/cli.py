@@ -162,10 +162,20 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_import)
 
-    c = sub.add_parser("add", help="add one pair to a project from two text files")
-    _text_pair_args(c)
-    c.add_argument("--id", dest="pair_id", help="the pair's id (default: one made from the texts)")
-    c.add_argument("--system", help="the system that wrote the output")
+    c = sub.add_parser(
+        "add", help="add a pair to a project from two text files (or several outputs of a source)"
+    )
+    _text_pair_args(c, outputs=True)
+    c.add_argument(
+        "--id",
+        dest="pair_id",
+        help="the pair's id (default: one made from the texts); one output only",
+    )
+    c.add_argument(
+        "--system",
+        help="the system that wrote the output (default: none; of several outputs, each file's "
+        "name as given)",
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_add)
 
@@ -545,8 +555,9 @@ def _text_pairs(
 ) -> list[tuple[Any, str]]:
     """One pair a text file of ``output_paths``, each with the source at ``source_path``, and
     where each came from (for messages). Every file is read before any pair is made, so a file
-    that cannot be read stops them all. Of several outputs, each pair's system is its file as
-    given (standard input: "standard input"), which tells them apart in a project."""
+    that cannot be read stops them all. Of several outputs, each pair's system is ``--system``
+    where given, else its file as given (standard input: "standard input"), which tells them
+    apart in a project."""
     from app.io.text_pair import STDIN, read_text, text_record
 
     given = [source_path, *output_paths]
@@ -564,11 +575,8 @@ def _text_pairs(
                 source,
                 output,
                 pair_id=getattr(args, "pair_id", None),
-                system=(
-                    ("standard input" if path == STDIN else path)
-                    if several
-                    else getattr(args, "system", None)
-                ),
+                system=getattr(args, "system", None)
+                or (("standard input" if path == STDIN else path) if several else None),
                 context=args.context,
             ),
             f"{source_path} + {path}",
@@ -581,24 +589,36 @@ def _cmd_add(args: argparse.Namespace) -> int:
     from app.io.importer import add_pair
     from app.store import Project
 
-    record, where = _text_pair(args)
+    if args.pair_id is not None and len(args.output) > 1:
+        raise UsageError("--id names one pair: give it with one OUTPUT, or leave it out")
+    pairs = _text_pairs(args.source, args.output, args)
     with Project.open(args.project) as project:
-        added = add_pair(project, record, where)
-    data = {
-        "id": added.external_id,
-        "added": added.added,
-        "source_chars": len(record.source),
-        "output_chars": len(record.output),
-    }
-    if added.added:
-        text = (
-            f"added pair '{added.external_id}' to {args.project} (source {len(record.source):,} "
-            f"characters, output {len(record.output):,}); 'factdesk analyze {args.project}' "
-            "scores it"
-        )
-    else:
-        text = f"not added: the project has these texts already, as pair '{added.external_id}'"
-    _emit(args, data, text)
+        added = [add_pair(project, record, where) for record, where in pairs]
+    rows = [
+        {
+            "id": a.external_id,
+            "added": a.added,
+            "source_chars": len(record.source),
+            "output_chars": len(record.output),
+        }
+        for a, (record, _where) in zip(added, pairs, strict=True)
+    ]
+    lines = []
+    for a, (record, where) in zip(added, pairs, strict=True):
+        named = f" ({where.rsplit(' + ', 1)[-1]})" if len(pairs) > 1 else ""
+        if a.added:
+            lines.append(
+                f"added pair '{a.external_id}'{named} to {args.project} (source "
+                f"{len(record.source):,} characters, output {len(record.output):,})"
+            )
+        else:
+            lines.append(
+                f"not added{named}: the project has these texts already, as pair '{a.external_id}'"
+            )
+    new = sum(a.added for a in added)
+    if new:
+        lines.append(f"'factdesk analyze {args.project}' scores {'them' if new > 1 else 'it'}")
+    _emit(args, rows[0] if len(rows) == 1 else rows, "\n".join(lines))
     return 0
 
 

@@ -292,7 +292,9 @@ def test_check_ranks_several_outputs_of_one_source(
         capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--exit-code"
     )
     assert code == 4  # one flagged output is enough
-    code, out, _ = cli(capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--json")
+    code, out, _ = cli(
+        capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--json"
+    )
     records = json.loads(out)
     # one record an output, in the order given, each output's file as its system
     assert [(r["output"], r["system"]) for r in records] == [
@@ -321,3 +323,29 @@ def test_check_of_several_outputs_reads_every_file_first(
     assert code == 0 and "kept as pairs 'auto-" in printed
     with Project.open(proj) as p:
         assert p.count_pairs() == 2
+
+
+def test_add_takes_several_outputs_of_one_source(
+    tmp_path: Path, texts: tuple[str, str], capsys
+) -> None:
+    src, out = texts
+    other = tmp_path / "other.txt"
+    other.write_text("The library opened in 1896.")
+    proj = str(tmp_path / "p.factdesk")
+    cli(capsys, "new", proj)
+    code, _, err = cli(capsys, "add", proj, src, out, str(other), "--id", "x")
+    assert code == 2 and "--id names one pair" in err
+    code, printed, _ = cli(capsys, "add", proj, src, out, str(other), "--json")
+    rows = json.loads(printed)
+    assert code == 0 and [r["added"] for r in rows] == [True, True]
+    with Project.open(proj) as p:
+        systems = p.systems()
+    assert sorted(systems) == sorted([out, str(other)])  # each output's file tells them apart
+    # again, with one new file: only that one is added, the others are named
+    third = tmp_path / "third.txt"
+    third.write_text("Samuel Carrow paid for the library.")
+    code, printed, _ = cli(capsys, "add", proj, src, out, str(third))
+    lines = printed.splitlines()
+    assert lines[0].startswith(f"not added ({out}): the project has these texts already")
+    assert lines[1].startswith("added pair 'auto-") and f"({third})" in lines[1]
+    assert lines[2] == f"'factdesk analyze {proj}' scores it"
