@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
+from functools import partial
 
 from models.arcs import extract_arcs
 from models.document import Sentence, Token
@@ -82,20 +84,8 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     toks = sentence.tokens
     if not toks:
         return (sentence,)
-    children: dict[int, list[int]] = defaultdict(list)
-    for t in toks:
-        if t.head != t.i:
-            children[t.head].append(t.i)
-
-    def subtree(i: int, skip: frozenset[int] = frozenset()) -> set[int]:
-        out, stack = set(), [i]
-        while stack:
-            k = stack.pop()
-            if k in skip or k in out:
-                continue
-            out.add(k)
-            stack.extend(children[k])
-        return out
+    children = _children(toks)
+    subtree = partial(_subtree, children)
 
     root = next((t.i for t in toks if t.head == t.i), 0)
     quoted = _quoted(toks)
@@ -153,6 +143,61 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     return tuple(built)
 
 
+def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:
+    """The claims a sentence's appositives make about their nouns, in order: "Councillor Tomas
+    Reyes, the committee chair, proposed …" -> "Councillor Tomas Reyes is the committee chair".
+
+    An appositive counts when commas set it off (", the committee chair,"; or a comma and the
+    sentence's end) and it describes a noun or name that is not a preposition's object (the
+    parser attaches "the mayor of Dunlow, Beatrice Oyelaran" to "Dunlow") nor coordinated;
+    words inside quotation marks are what someone said. Each claim's tokens are the noun
+    phrase's and the appositive's (so it is shown where they stand) and its text puts "is" (or
+    "are" after a plural common noun) between them. At most :data:`MAX_DESCRIBED`.
+    """
+    toks = sentence.tokens
+    children = _children(toks)
+    subtree = partial(_subtree, children)
+
+    quoted = _quoted(toks)
+    out: list[Sentence] = []
+    for t in toks:
+        if t.dep != "appos" or t.i in quoted or t.head == t.i:
+            continue
+        head = toks[t.head]
+        span = subtree(t.i)
+        before, after = min(span) - 1, max(span) + 1
+        set_off = (
+            before >= 0
+            and toks[before].text == ","
+            and (after >= len(toks) or toks[after].text in (",", ";", ".", "!", "?"))
+        )
+        if (
+            not set_off
+            or head.pos not in ("NOUN", "PROPN")
+            or head.dep == "pobj"
+            or any(toks[c].dep == "conj" for c in children[head.i])
+        ):
+            continue
+        name = sorted(subtree(head.i, skip=frozenset({t.i})) - _clauses_of(toks, children, head.i))
+        claim = _as_sentence(sentence, name + sorted(span))
+        said = _trim(sentence, name), _trim(sentence, sorted(span))
+        if claim.arcs and all(said):
+            text = f"{_join(toks[k] for k in said[0])} {_copula(head)} "
+            out.append(replace(claim, text=text + _join(toks[k] for k in said[1])))
+    return tuple(out[:MAX_DESCRIBED])
+
+
+#: At most this many appositive claims per sentence.
+MAX_DESCRIBED = 3
+
+
+def _copula(head: Token) -> str:
+    """ "is", or "are" after a plural common noun ("the firms, both family-owned, …")."""
+    text = head.text.lower()
+    plural = head.pos == "NOUN" and text != head.lemma.lower() and text.endswith("s")
+    return "are" if plural else "is"
+
+
 QUOTES = frozenset({'"', "“", "”", "«", "»"})
 #: A closing bracket and its opening one.
 CLOSING = {")": "(", "]": "["}
@@ -197,6 +242,28 @@ def _quoted(toks: tuple[Token, ...]) -> set[int]:
             continue
         if inside:
             out.add(t.i)
+    return out
+
+
+def _children(toks: tuple[Token, ...]) -> dict[int, list[int]]:
+    """Each token's dependents, by index."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for t in toks:
+        if t.head != t.i:
+            children[t.head].append(t.i)
+    return children
+
+
+def _subtree(
+    children: dict[int, list[int]], i: int, skip: frozenset[int] = frozenset()
+) -> set[int]:
+    """Token ``i`` and everything below it, without the subtrees of ``skip``."""
+    out, stack = set(), [i]
+    while stack:
+        k = stack.pop()
+        if k not in skip and k not in out:
+            out.add(k)
+            stack.extend(children[k])
     return out
 
 

@@ -38,7 +38,7 @@ from models.checkers.base import (
     skipped_sentence,
 )
 from models.checkers.multitask import reading
-from models.claim_split import split_claims
+from models.claim_split import described_claims, split_claims
 from models.derived_figures import read_against
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
@@ -68,14 +68,15 @@ TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence (a split whose
 #: claims the sentence itself does not entail is not made; clauses a semicolon joins are claims
-#: of their own); decades and centuries are read as the year the source states ("in the 1990s"
+#: of their own; what an appositive says of its noun, "X is Y", is read as well and counts
+#: only where the source contradicts it); decades and centuries are read as the year the source states ("in the 1990s"
 #: -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
 #: many" for 186 against 74 -> "more"; not where the source sentence holds a figure as near that
 #: the hedge does not hold for), and each claim against a narrow and a wide window
 #: (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as contradicted as its
 #: most-contradicting one.
-CLAIM_REVISION = "claims9"
+CLAIM_REVISION = "claims10"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -364,7 +365,37 @@ class NLISentenceChecker:
                 plan.owners[u] in plan.denies,
             )
             for u, claim in enumerate(plan.units)
+            if u not in plan.described
         ]
+
+    def _described(
+        self, item: PairInput, windows: Sequence[Evidence]
+    ) -> dict[int, tuple[Sentence, ...]]:
+        """What each checkable output sentence's appositives say of their nouns
+        (:func:`models.claim_split.described_claims`), by sentence index: read beside the
+        sentence's claims, they count only where the source contradicts them ("towie crawford,
+        32, …" -> "towie crawford is 32", where the source's Crawford of 32 is Lizzi), so a
+        description the source words otherwise costs nothing. As for a split, a description the
+        model does not read as entailed by its own sentence (a misparse) is left out."""
+        found = {
+            s.index: claims
+            for s, ev in zip(item.output.sentences, windows, strict=True)
+            if ev.not_checked is None and item.checkable(s) and item.claim(s.index) is None
+            if (claims := described_claims(item.judged[s.index]))
+            and self.count_tokens(item.judged[s.index].text)
+            + max(self.count_tokens(c.text) for c in claims)
+            + 4
+            <= self.max_tokens
+        }
+        pairs = [(item.judged[k].text, c.text) for k, claims in found.items() for c in claims]
+        if not pairs:
+            return {}
+        rows = iter(self._probs([p for p, _ in pairs], [h for _, h in pairs]))
+        kept = {
+            k: tuple(c for c in claims if int(np.argmax(next(rows))) == self._entail)
+            for k, claims in found.items()
+        }
+        return {k: claims for k, claims in kept.items() if claims}
 
     def _claims(
         self, item: PairInput, windows: Sequence[Evidence]
@@ -414,9 +445,11 @@ class NLISentenceChecker:
             retriever=self._retriever,
         )
         split = self._claims(item, sentence_windows)
+        described = self._described(item, sentence_windows)
         units: list[Sentence] = []
         owners: list[int] = []
         denies: set[int] = set()
+        marked: set[int] = set()
         for s, ev in zip(item.output.sentences, sentence_windows, strict=True):
             if ev.not_checked is not None or not item.checkable(s):
                 continue
@@ -428,6 +461,9 @@ class NLISentenceChecker:
                 units.append(judged[s.index])
             else:
                 units.extend(split.get(s.index, (judged[s.index],)))
+                extra = described.get(s.index, ())
+                marked.update(range(len(units), len(units) + len(extra)))
+                units.extend(extra)
             owners += [s.index] * (len(units) - len(owners))
         # one ranking of the source for every window size (the embedding retriever runs once)
         retriever = _RankOnce(self._retriever or LexicalRetriever())
@@ -447,6 +483,7 @@ class NLISentenceChecker:
         ]
         checkable = [bool(w) for w in windows]
         kept = [u for u, ok in zip(units, checkable, strict=True) if ok]
+        kept_at = [u for u, ok in enumerate(checkable) if ok]
         source_texts = [s.text for s in item.source.sentences]
         return _Plan(
             sentence_windows,
@@ -455,6 +492,7 @@ class NLISentenceChecker:
             [w for w in windows if w],
             denies,
             [read_against(u.text, source_texts) for u in kept],
+            frozenset(k for k, u in enumerate(kept_at) if u in marked),
         )
 
     def _shared(self, item: PairInput, plan: _Plan) -> dict[tuple[int, int], Job]:
@@ -502,12 +540,19 @@ class NLISentenceChecker:
                 )
                 continue
             readings = [self._reading(probs[u]) for u in mine]
-            value, k = min((r[0], k) for k, r in enumerate(readings))
-            used = sorted({i for u in mine for w in plan.windows[u] for i in w.sentence_indices})
-            omitted = max(w.omitted for u in mine for w in plan.windows[u])
+            # a description counts where the source contradicts it
+            counted = [
+                k
+                for k, u in enumerate(mine)
+                if u not in plan.described or self._contradicts(readings[k][1])
+            ] or list(range(len(mine)))
+            value, k = min((readings[k][0], k) for k in counted)
+            read = [mine[c] for c in counted]
+            used = sorted({i for u in read for w in plan.windows[u] for i in w.sentence_indices})
+            omitted = max(w.omitted for u in read for w in plan.windows[u])
             detail = None
             if value < 0.5:
-                detail = self._why(item, plan, mine[k], readings[k][1], len(mine))
+                detail = self._why(item, plan, mine[k], readings[k][1], len(read))
             sentences.append(
                 SentenceScore(s.index, value, None, tuple(used), omitted, None, detail)
             )
@@ -558,9 +603,7 @@ class NLISentenceChecker:
             read_as = ", ".join(f"“{said}” as {stated}" for said, stated in read.changes)
             notes.append(f"its figures read as the source states them: {read_as}")
         note = f" ({'; '.join(notes)})" if notes else ""
-        entail, contra = self._entail_contra(row)
-        neutral = 1.0 - entail - (contra or 0.0)
-        if contra is not None and contra >= max(entail, neutral):
+        if self._contradicts(row):
             # The most relevant source sentence of the window that, read alone, contradicts the
             # claim; a quote that does not contradict it would mislead the editor. Read one at
             # a time, most relevant first: the first is usually the narrowest window's reading
@@ -574,6 +617,13 @@ class NLISentenceChecker:
                 f"{which}contradicted by the source read as a whole (no one sentence alone){note}"
             )
         return f"{which}not found in the source{note}"
+
+    def _contradicts(self, row: np.ndarray) -> bool:
+        """Whether a reading says the source contradicts the claim (contradiction its most
+        likely class; never for a two-way model)."""
+        entail, contra = self._entail_contra(row)
+        neutral = 1.0 - entail - (contra or 0.0)
+        return contra is not None and contra >= max(entail, neutral)
 
     def _why_denied(self, plan: _Plan, unit: int, row: np.ndarray) -> str:
         """Words for a flagged "No": what it denies, and whether the source reads as saying that
@@ -650,6 +700,7 @@ class _Plan:
     windows: list[tuple[Evidence, ...]]  # per claim, narrowest first (see WINDOW_SIZES)
     denies: set[int]
     read: list[Restated]
+    described: frozenset[int] = frozenset()  # claims that count only when contradicted
 
 
 class _RankOnce:

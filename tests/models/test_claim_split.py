@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.claim_split import split_claims
+from models.claim_split import described_claims, split_claims
 from models.parsing import parse
 
 
@@ -110,3 +110,31 @@ def test_a_relative_clause_in_brackets_leaves_no_bracket_behind() -> None:
         "The council approved the plan",
         "The council met on Monday",
     ]
+
+
+def _described(text: str) -> list[str]:
+    (sentence,) = parse(text).sentences
+    return [c.text for c in described_claims(sentence)]
+
+
+def test_an_appositive_says_what_its_noun_is() -> None:
+    assert _described("Councillor Tomas Reyes, the committee chair, proposed the plan.") == [
+        "Councillor Tomas Reyes is the committee chair"
+    ]
+    assert _described("The firms, both family-owned businesses, closed.") == [
+        "The firms are both family-owned businesses"
+    ]
+    assert _described("The winner was Jo Lee, a nurse.") == ["Jo Lee is a nurse"]
+    text = "Aksel, her cellist son, survives her."
+    (sentence,) = parse(text).sentences
+    (claim,) = described_claims(sentence)
+    # shown where its words stand: the name and the appositive, not the verb
+    assert text[claim.start : claim.end] == "Aksel, her cellist son" and claim.arcs
+
+
+def test_an_appositive_not_set_off_or_misattached_says_nothing() -> None:
+    # no commas: part of the name; attached to a preposition's object: a misparse
+    assert _described("The challenger Marcus Thorne lost by 412 votes.") == []
+    assert _described("The mayor of Dunlow, Beatrice Oyelaran, won by 412 votes.") == []
+    # what someone said is theirs
+    assert _described('She said "Smith, the mayor, lied" on Monday.') == []

@@ -302,3 +302,60 @@ def test_the_model_reads_text_without_a_tokenizers_marks(tmp_path: Path) -> None
     assert all(" -lrb- " not in p and "n't" in p and " n't" not in p for p, _ in seen)
     assert out.sentences[0].text == "The mayor did n't open the bridge ."
     assert got.sentences[0].score is not None
+
+
+def _scripted_checker(tmp_path: Path, verdicts: dict[str, str]):
+    """An NLI checker whose model reads a hypothesis as ``verdicts`` says against a premise that
+    holds the source's first sentence (neutral against others), every other one as entailed (so
+    too wherever the premise is the output sentence itself: the split guard), and the list of
+    hypotheses it reads."""
+    from models.checkers.nli import NLISentenceChecker
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    index = {name: k for k, name in labels.items()}
+    read: list[str] = []
+
+    def scripted(premises, hypotheses):
+        read.extend(hypotheses)
+        rows = np.full((len(hypotheses), 3), 0.02, np.float32)
+        for row, premise, hypothesis in zip(rows, premises, hypotheses, strict=True):
+            if "the committee chair," in premise:  # the output sentence: the guard
+                said = "entailment"
+            elif hypothesis in verdicts:  # what the source's first sentence does with it
+                said = verdicts[hypothesis] if "chairs the committee" in premise else "neutral"
+            else:
+                said = "entailment"
+            row[index[said]] = 0.96
+        return rows
+
+    checker._probs = scripted  # type: ignore[method-assign]
+    return checker, read
+
+
+def test_an_appositive_counts_only_where_the_source_contradicts_it(tmp_path: Path) -> None:
+    """ "Councillor Tomas Reyes, the committee chair, proposed …" also says "Councillor Tomas
+    Reyes is the committee chair": the source naming another chair flags the sentence with that
+    claim; a source that does not say it (neutral) leaves the sentence as its other claims
+    read it, so a description worded otherwise costs nothing."""
+    src = parse(
+        "Harbour master Ines Volkova chairs the committee. Councillor Tomas Reyes proposed the "
+        "dredging plan in March."
+    )
+    out = parse("Councillor Tomas Reyes, the committee chair, proposed the dredging plan in March.")
+    described = "Councillor Tomas Reyes is the committee chair"
+    contradicted, read = _scripted_checker(tmp_path / "c", {described: "contradiction"})
+    (got,) = contradicted.score([PairInput(1, src, out)])
+    (sentence,) = got.sentences
+    assert described in read and sentence.score < 0.05
+    assert sentence.detail.startswith(f"claim “{described}”: contradicted by source sentence 1")
+    unsaid, read = _scripted_checker(tmp_path / "n", {described: "neutral"})
+    (got,) = unsaid.score([PairInput(1, src, out)])
+    (sentence,) = got.sentences
+    assert described in read and sentence.score == pytest.approx(0.05 + 0.95 * 0.94)
+    assert sentence.detail is None
+    # what the checker reads for training is the claims that count whatever the source says
+    assert [r.hypothesis for r in unsaid.readings(PairInput(1, src, out))] == [
+        "Councillor Tomas Reyes, the committee chair, proposed the dredging plan in March."
+    ]
