@@ -311,27 +311,52 @@ def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
         if t.head != t.i and t.dep in INSIDE and toks[t.head].pos in ANSWER_POS:
             continue
         slot = _slot(sentence, t)
-        if slot is None:
+        if slot is not None:
+            out.append(_answer(sentence, t, *slot))
+    return out
+
+
+def _answer(sentence: Sentence, root: Token, governor: Token, relation: str) -> Answer:
+    """The name or figure whose root is ``root``, as the answer to ``relation`` of
+    ``governor``."""
+    toks = sentence.tokens
+    span = _span(sentence, root)
+    kind = _kind(span)
+    nums = [w.text for w in span if w.pos == "NUM"]
+    start, end = span[0].start - sentence.start, span[-1].end - sentence.start
+    return Answer(
+        sentence=sentence.index,
+        kind=kind,
+        words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
+        value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
+        hedge=_hedge(toks, span[0].i),
+        text=sentence.text[start:end],
+        governor=governor.i,
+        lemma=governor.lemma,
+        relation=relation,
+        negated=_negated(toks, governor.i),
+        question=_question(sentence, span, governor, WH[kind]),
+    )
+
+
+def _titled(sentence: Sentence) -> list[Answer]:
+    """What a title before a name says in a source ("Harbour master Ines Volkova": the harbour
+    master is Ines Volkova), as the answer that an output's appositive gives ("the harbour
+    master, Ines Volkova"), which the parse frames the other way round: the name as the answer
+    to the title noun's "of". Only a common-noun title (a capitalised one is read as part of
+    the name)."""
+    toks = sentence.tokens
+    out: list[Answer] = []
+    for t in toks:
+        if t.pos != "PROPN" or not t.text[:1].isupper():
             continue
-        span = _span(sentence, t)
-        kind = _kind(span)
-        nums = [w.text for w in span if w.pos == "NUM"]
-        start, end = span[0].start - sentence.start, span[-1].end - sentence.start
-        out.append(
-            Answer(
-                sentence=sentence.index,
-                kind=kind,
-                words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
-                value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
-                hedge=_hedge(toks, span[0].i),
-                text=sentence.text[start:end],
-                governor=slot[0].i,
-                lemma=slot[0].lemma,
-                relation=slot[1],
-                negated=_negated(toks, slot[0].i),
-                question=_question(sentence, span, slot[0], WH[kind]),
-            )
-        )
+        if t.head != t.i and t.dep in INSIDE and toks[t.head].pos in ANSWER_POS:
+            continue  # inside another name
+        for c in toks[: t.i]:
+            if c.head == t.i and c.dep == "compound" and c.pos == "NOUN":
+                answer = _answer(sentence, t, c, "of")
+                if answer.kind == "name":
+                    out.append(answer)
     return out
 
 
@@ -389,7 +414,7 @@ class SourceIndex:
         #: the source's percentages and shares, which answer a share ("seven in ten")
         self.shares: list[Answer] = []
         for s in source.sentences:
-            for a in _answers(s, shares=False):
+            for a in _titled(s) + _answers(s, shares=False):
                 self.by_slot.setdefault((a.lemma, a.relation), []).append(a)
                 self.frames.setdefault(a.frame, []).append(a)
                 if a.kind == "number" and a.relation == "of" and a.lemma in PERCENT:
@@ -632,7 +657,7 @@ class QuestionChecker(OnePairAtATime):
     name = "questions"
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
     #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
-    version = f"3+{QA_REVISION}"
+    version = f"4+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

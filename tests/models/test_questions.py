@@ -221,3 +221,16 @@ def test_numbers_in_a_time_phrase_are_not_a_share() -> None:
     r = check(UNION, "Kane scored 2 in 10 minutes.")
     assert not any("[what share]" in x for x in lines(r))
     assert any("output: 10 · source: 10" in x for x in lines(r))
+
+
+def test_a_title_before_a_name_answers_an_appositive() -> None:
+    """ "Harbour master Ines Volkova" says who the harbour master is: an output's "the harbour
+    master, Ines Volkova" agrees (it was a conflict with "Harbour", a capitalised word of the
+    title), and another name there is a conflict naming her."""
+    source = "Harbour master Ines Volkova, 54, proposed dredging the northern lane in March."
+    same = check(source, "The harbour master, Ines Volkova, wants the lane dredged.")
+    assert same.score == 1.0
+    other = check(source, "The harbour master, Tomas Reyes, wants the lane dredged.")
+    assert other.score == 0.0
+    (line,) = lines(other)
+    assert "output: Tomas Reyes · source: Ines Volkova (in “Harbour master" in line
