@@ -593,7 +593,9 @@ class NLISentenceChecker:
         reading that decided it, see :meth:`_reading`)."""
         claim = plan.units[unit]
         window = plan.windows[unit][-1]
-        which = f"claim “{claim.text}”: " if claims > 1 else ""
+        # which claim, unless it is the sentence itself (beside a contradicted description)
+        whole = claim is item.judged[plan.owners[unit]]
+        which = f"claim “{claim.text}”: " if claims > 1 and not whole else ""
         read = plan.read[unit]
         notes = []
         if read.compared:

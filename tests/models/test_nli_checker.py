@@ -355,6 +355,13 @@ def test_an_appositive_counts_only_where_the_source_contradicts_it(tmp_path: Pat
     (sentence,) = got.sentences
     assert described in read and sentence.score == pytest.approx(0.05 + 0.95 * 0.94)
     assert sentence.detail is None
+    # the sentence itself contradicted (first, as low): named as a one-claim sentence is
+    whole = out.sentences[0].text
+    both, _ = _scripted_checker(
+        tmp_path / "b", {described: "contradiction", whole: "contradiction"}
+    )
+    (got,) = both.score([PairInput(1, src, out)])
+    assert got.sentences[0].detail.startswith("contradicted by source sentence 1: “Harbour")
     # what the checker reads for training is the claims that count whatever the source says
     assert [r.hypothesis for r in unsaid.readings(PairInput(1, src, out))] == [
         "Councillor Tomas Reyes, the committee chair, proposed the dredging plan in March."
