@@ -556,8 +556,8 @@ def _text_pairs(
     """One pair a text file of ``output_paths``, each with the source at ``source_path``, and
     where each came from (for messages). Every file is read before any pair is made, so a file
     that cannot be read stops them all. Of several outputs, each pair's system is ``--system``
-    where given, else its file as given (standard input: "standard input"), which tells them
-    apart in a project."""
+    where given, else its file's name (standard input: "standard input"; the path as given
+    where two files share a name), which tells them apart in a project."""
     from app.io.text_pair import STDIN, read_text, text_record
 
     given = [source_path, *output_paths]
@@ -569,14 +569,17 @@ def _text_pairs(
     source = read_text(source_path, "source")
     outputs = [read_text(p, "output") for p in output_paths]
     several = len(output_paths) > 1
+    # each output's file name tells the pairs apart (the window's System column shows it whole);
+    # the paths as given where two files share a name
+    names = {p: "standard input" if p == STDIN else Path(p).name for p in output_paths}
+    systems = names if len(set(names.values())) == len(names) else {p: p for p in output_paths}
     return [
         (
             text_record(
                 source,
                 output,
                 pair_id=getattr(args, "pair_id", None),
-                system=getattr(args, "system", None)
-                or (("standard input" if path == STDIN else path) if several else None),
+                system=getattr(args, "system", None) or (systems[path] if several else None),
                 context=args.context,
             ),
             f"{source_path} + {path}",

@@ -296,10 +296,10 @@ def test_check_ranks_several_outputs_of_one_source(
         capsys, "check", src, str(faithful), flawed, "--checker", "lexical", "--json"
     )
     records = json.loads(out)
-    # one record an output, in the order given, each output's file as its system
+    # one record an output, in the order given, each output's file name as its system
     assert [(r["output"], r["system"]) for r in records] == [
-        (faithful.read_text(), str(faithful)),
-        (OUT_TEXT, flawed),
+        (faithful.read_text(), "faithful.txt"),
+        (OUT_TEXT, "summary.txt"),
     ]
 
 
@@ -340,7 +340,7 @@ def test_add_takes_several_outputs_of_one_source(
     assert code == 0 and [r["added"] for r in rows] == [True, True]
     with Project.open(proj) as p:
         systems = p.systems()
-    assert sorted(systems) == sorted([out, str(other)])  # each output's file tells them apart
+    assert systems == ["other.txt", "summary.txt"]  # each output's file name tells them apart
     # again, with one new file: only that one is added, the others are named
     third = tmp_path / "third.txt"
     third.write_text("Samuel Carrow paid for the library.")
@@ -349,3 +349,16 @@ def test_add_takes_several_outputs_of_one_source(
     assert lines[0].startswith(f"not added ({out}): the project has these texts already")
     assert lines[1].startswith("added pair 'auto-") and f"({third})" in lines[1]
     assert lines[2] == f"'factdesk analyze {proj}' scores it"
+
+
+def test_outputs_that_share_a_file_name_keep_their_paths(
+    tmp_path: Path, texts: tuple[str, str], capsys
+) -> None:
+    src, out = texts
+    (tmp_path / "b").mkdir()
+    same_name = tmp_path / "b" / "summary.txt"
+    same_name.write_text("The library opened in 1896.")
+    code, printed, _ = cli(
+        capsys, "check", src, out, str(same_name), "--checker", "lexical", "--json"
+    )
+    assert code == 0 and [r["system"] for r in json.loads(printed)] == [out, str(same_name)]
