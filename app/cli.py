@@ -174,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--system",
         help="the system that wrote the output (default: none; of several outputs, each file's "
-        "name as given)",
+        "name)",
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_add)
@@ -207,7 +207,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--exit-code",
         action="store_true",
-        help="exit with 4 when the pair (of several outputs, any one) is flagged, 0 when not (for scripts)",
+        help="exit with 4 when the pair (of several outputs, any one) is flagged, 0 when not "
+        "(for scripts)",
     )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=_cmd_check)
@@ -544,12 +545,6 @@ def _text_pair_args(
     )
 
 
-def _text_pair(args: argparse.Namespace) -> tuple[Any, str]:
-    """The pair that ``args`` give as two text files, and where it came from (for messages)."""
-    ((record, where),) = _text_pairs(args.source, [args.output], args)
-    return record, where
-
-
 def _text_pairs(
     source_path: str, output_paths: Sequence[str], args: argparse.Namespace
 ) -> list[tuple[Any, str]]:
@@ -676,7 +671,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
             lines += [f"== {path_given}", *said, ""]
         lines += ranked_lines(args.output, scores, threshold, _shown_label(checked, runs))
     if report.cancelled:
-        lines.append("cancelled before the end: not every output is fully checked")
+        lines.append(
+            "cancelled before the end: "
+            + ("the pair is" if len(checked) == 1 else "not every output is")
+            + " fully checked"
+        )
     if args.project:
         kept = ", ".join(f"'{a.external_id}'" for a in added)
         lines.append(f"kept as pair{'s' if len(added) > 1 else ''} {kept} in {args.project}")

@@ -12,6 +12,10 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   a claim about its noun ("the mayor was elected in 2019") and leaves the main claim;
 * clauses joined by a semicolon, each with its own subject and verb, are split first.
 
+Apart from the split, :func:`described_claims` gives what each appositive says of its noun
+("Smith, the mayor, said …" -> "Smith is the mayor"), which the NLI checker reads beside the
+claims and counts only where the source contradicts it.
+
 Every claim keeps the original tokens (and their character offsets into the output), so what
 is judged can be shown on the sentence. A split that would leave a claim without a verb or a
 content arc is not made: the sentence is then its own single claim.

@@ -68,9 +68,9 @@ TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence (a split whose
 #: claims the sentence itself does not entail is not made; clauses a semicolon joins are claims
-#: of their own; what an appositive says of its noun, "X is Y", is read as well and counts
-#: only where the source contradicts it); decades and centuries are read as the year the source states ("in the 1990s"
-#: -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
+#: of their own; what an appositive says of its noun, "X is Y", is read as well and counts only
+#: where the source contradicts it); decades and centuries are read as the year the source
+#: states ("in the 1990s" -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
 #: many" for 186 against 74 -> "more"; not where the source sentence holds a figure as near that
 #: the hedge does not hold for), and each claim against a narrow and a wide window
@@ -354,7 +354,7 @@ class NLISentenceChecker:
         claim, the text the model reads for it and its evidence windows' texts (narrowest first;
         both as the model reads them, :mod:`models.readable`). Training code builds in-domain
         pairs from it (:mod:`models.training.summary_nli`), so they are read as the app reads
-        them."""
+        them. What an appositive says (read only for a contradiction) is left out."""
         plan = self._plan(item)
         return [
             ClaimReading(
@@ -694,7 +694,8 @@ class _Plan:
     """What one pair's scoring reads: windows per output sentence (shown), the claims judged,
     the sentence each claim belongs to, each claim's windows, the sentences that deny, and the
     text the model reads for each claim (its comparisons and hedged figures as the source's
-    figures bear them out, see :func:`models.derived_figures.read_figures`)."""
+    figures bear them out, see :func:`models.derived_figures.read_figures`), and which claims
+    are what an appositive says, which count only where the source contradicts them."""
 
     sentence_windows: list[Evidence]
     units: list[Sentence]
