@@ -165,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser(
         "add", help="add a pair to a project from two text files (or several outputs of a source)"
     )
-    _text_pair_args(c, outputs=True)
+    _text_pair_args(c, several="are each a pair")
     c.add_argument(
         "--id",
         dest="pair_id",
@@ -191,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
         help="check one output (or several) against its source (text files) and print what the "
         "source does not support",
     )
-    _text_pair_args(c, project=False, outputs=True)
+    _text_pair_args(c, project=False, several="are each checked, then ranked")
     c.add_argument(
         "--project",
         help="also keep the pair and its analysis in this project file (created if missing); "
@@ -517,11 +517,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _text_pair_args(
-    c: argparse.ArgumentParser, *, project: bool = True, outputs: bool = False
-) -> None:
-    """The arguments of a pair given as text files (add, check); ``outputs``: one or more
-    outputs of the same source (check)."""
+def _text_pair_args(c: argparse.ArgumentParser, *, project: bool = True, several: str) -> None:
+    """The arguments of pairs given as text files (add, check): a source and one or more outputs
+    of it; ``several`` says what the command does with several."""
     if project:
         c.add_argument("project")
     c.add_argument(
@@ -529,17 +527,12 @@ def _text_pair_args(
         help="the source as a file: plain text (UTF-8), .docx, .odt or a saved web page; "
         "- reads standard input",
     )
-    if outputs:
-        c.add_argument(
-            "output",
-            nargs="+",
-            help="the output (summary, answer, draft) as a file of the same kinds; several "
-            "outputs of the one source (drafts, systems) are each checked, then ranked",
-        )
-    else:
-        c.add_argument(
-            "output", help="the output (summary, answer, draft) as a file of the same kinds"
-        )
+    c.add_argument(
+        "output",
+        nargs="+",
+        help="the output (summary, answer, draft) as a file of the same kinds; several outputs "
+        f"of the one source (drafts, systems) {several}",
+    )
     c.add_argument(
         "--context", help="the question the output answers, or other context for it (text)"
     )
