@@ -83,7 +83,8 @@ web page saved as HTML (its article is read). The pair is shown and analysed at 
 Import pairs</b> (Ctrl+I) reads many pairs from JSONL, CSV or TSV, and lists every record it
 cannot use before anything is imported. <b>Edit ▸ Remove pair</b> takes out the pair shown, if
 it was added by mistake; a pair with judgments is never removed. From a terminal,
-<tt>factdesk check ARTICLE DRAFT</tt> prints the marks of one pair without a project.</p>
+<tt>factdesk check ARTICLE DRAFT</tt> prints the marks of one pair without a project; given
+several drafts of the article, it checks each and ranks them.</p>
 
 <h3>Export formats (File ▸ Export)</h3>
 <table cellpadding="3">
