@@ -716,10 +716,11 @@ def shown_checker(bundle: Any) -> str:
 def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) -> list[str]:
     """What ``factdesk check`` prints of one analysed pair: the shown checker's (the combined
     score's, else the last one run) pair score and verdict; each output sentence with its mark
-    (✔ supported, ✗ flagged, ? not checked), score, what the checker found and what any other
+    (✔ supported, ✗ flagged, ? not checked; ⚠ beside it where the question-based check finds
+    a conflict, counted in the verdict too), score, what the checker found and what any other
     checker that flags it found (as the window's prompt shows them), and the arcs it does not
     find entailed; then every other checker's pair score."""
-    from app.store.findings import finding_lines
+    from app.store.findings import CONFLICT_GLYPH, QUESTIONS, conflicts, finding_lines
     from models.reasons import NOTHING_TO_CHECK
 
     if not bundle.scores:
@@ -743,15 +744,26 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
     ]
     if pair.score is not None and unread:
         verdict += f"; {len(unread)} sentence{'s' if len(unread) != 1 else ''} not checked (?)"
+    # the question-based check's conflicts, marked whichever checker is shown (as the window's
+    # badge marks them)
+    asked = bundle.scores[QUESTIONS][1] if QUESTIONS in bundle.scores else {}
+    clash = {sid for sid, row in asked.items() if conflicts(row.detail)}
+    if clash and shown_name != QUESTIONS:
+        n = len(clash)
+        verdict += (
+            f"; {n} sentence{'s' if n != 1 else ''} where the source gives a name or figure "
+            f"otherwise ({CONFLICT_GLYPH})"
+        )
     lines = [f"{label}: {verdict}"]
     for sentence in bundle.sentences:
         row = sents.get(sentence.id)
         text = " ".join(sentence.text.split())
+        badge = CONFLICT_GLYPH if sentence.id in clash else " "
         if row is None or row.score is None:  # why: in the findings
-            lines.append(f"  ?  —     {sentence.idx + 1}. {text}")
+            lines.append(f"  ?{badge} —     {sentence.idx + 1}. {text}")
         else:
             mark = "✗" if row.score < threshold else "✔"
-            lines.append(f"  {mark}  {row.score:.2f}  {sentence.idx + 1}. {text}")
+            lines.append(f"  {mark}{badge} {row.score:.2f}  {sentence.idx + 1}. {text}")
         for who, detail in bundle.findings(shown_name, sentence.id, threshold, labels):
             said = finding_lines(detail)
             if who != label:

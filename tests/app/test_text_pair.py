@@ -362,3 +362,22 @@ def test_outputs_that_share_a_file_name_keep_their_paths(
         capsys, "check", src, out, str(same_name), "--checker", "lexical", "--json"
     )
     assert code == 0 and [r["system"] for r in json.loads(printed)] == [out, str(same_name)]
+
+
+def test_check_marks_a_conflict_whichever_checker_is_shown(tmp_path: Path, capsys) -> None:
+    """The question-based check's conflict is marked on its sentence and counted in the verdict
+    (as the window's badge marks it) even where the shown score passes the sentence."""
+    src = tmp_path / "src.txt"
+    src.write_text("Ines Volkova proposed the plan. Tomas Reyes opposed it.", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    out.write_text("Tomas Reyes proposed the plan.", encoding="utf-8")
+    argv = ["check", str(src), str(out), "--checker", "questions", "--checker", "lexical"]
+    code, printed, _ = cli(capsys, *argv)
+    lines = printed.splitlines()
+    assert code == 0 and lines[0].startswith("lexical baseline: 0.67, supported")
+    assert lines[0].endswith("; 1 sentence where the source gives a name or figure otherwise (⚠)")
+    assert lines[1].startswith("  ✔⚠ 0.67  1. Tomas Reyes proposed the plan.")
+    # a pair without conflicts says nothing of them
+    out.write_text("Ines Volkova proposed the plan.", encoding="utf-8")
+    code, printed, _ = cli(capsys, *argv)
+    assert "⚠" not in printed and printed.splitlines()[1].startswith("  ✔  1.00  1.")
