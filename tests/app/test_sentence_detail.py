@@ -82,7 +82,8 @@ def test_findings_text_prints_the_detail_under_its_sentence(
     project.close()
     print_findings(path)
     lines = capsys.readouterr().out.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("    ✗  0.20  1. "))
+    # the fake check's detail holds a conflict: marked ⚠ beside the sentence's mark
+    at = next(i for i, line in enumerate(lines) if line.startswith("    ✗⚠ 0.20  1. "))
     assert lines[at - 1] == "  question-based check: 0.20, flagged (below 0.50)"
     found = finding_lines(FOUND)
     assert found and lines[at + 1 : at + 1 + len(found)] == ["             " + f for f in found]
