@@ -368,39 +368,12 @@ class NLISentenceChecker:
             if u not in plan.described
         ]
 
-    def _described(
-        self, item: PairInput, windows: Sequence[Evidence]
-    ) -> dict[int, tuple[Sentence, ...]]:
-        """What each checkable output sentence's appositives say of their nouns
-        (:func:`models.claim_split.described_claims`), by sentence index: read beside the
-        sentence's claims, they count only where the source contradicts them ("towie crawford,
-        32, …" -> "towie crawford is 32", where the source's Crawford of 32 is Lizzi), so a
-        description the source words otherwise costs nothing. As for a split, a description the
-        model does not read as entailed by its own sentence (a misparse) is left out."""
-        found = {
-            s.index: claims
-            for s, ev in zip(item.output.sentences, windows, strict=True)
-            if ev.not_checked is None and item.checkable(s) and item.claim(s.index) is None
-            if (claims := described_claims(item.judged[s.index]))
-            and self.count_tokens(item.judged[s.index].text)
-            + max(self.count_tokens(c.text) for c in claims)
-            + 4
-            <= self.max_tokens
-        }
-        pairs = [(item.judged[k].text, c.text) for k, claims in found.items() for c in claims]
-        if not pairs:
-            return {}
-        rows = iter(self._probs([p for p, _ in pairs], [h for _, h in pairs]))
-        kept = {
-            k: tuple(c for c in claims if int(np.argmax(next(rows))) == self._entail)
-            for k, claims in found.items()
-        }
-        return {k: claims for k, claims in kept.items() if claims}
-
     def _claims(
         self, item: PairInput, windows: Sequence[Evidence]
-    ) -> dict[int, tuple[Sentence, ...]]:
-        """The claims of each checkable output sentence that makes several (by sentence index).
+    ) -> tuple[dict[int, tuple[Sentence, ...]], dict[int, tuple[Sentence, ...]]]:
+        """The claims of each checkable output sentence that makes several, and what its
+        appositives say of their nouns (:func:`models.claim_split.described_claims`), both by
+        sentence index.
 
         A split is kept only when the model reads every claim as entailed by its own sentence:
         the rules read the parse, and a misparsed sentence can give a claim it does not make
@@ -408,31 +381,56 @@ class NLISentenceChecker:
         beneficiary of the timepiece, which ranges in price …" -> "the beneficiary ranges in
         price …"), which the source would then contradict. Such a sentence is read whole. A
         split too long to read beside its sentence in one model input is kept unchecked.
+
+        A description is read beside the sentence's claims and counts only where the source
+        contradicts it ("towie crawford, 32, …" -> "towie crawford is 32", where the source's
+        Crawford of 32 is Lizzi), so one the source words otherwise costs nothing. It is kept
+        only where its own sentence entails it, as a split claim is, and where both fit in one
+        model input. Both guards are read in one model call.
         """
         split: dict[int, tuple[Sentence, ...]] = {}
+        described: dict[int, tuple[Sentence, ...]] = {}
         for s, ev in zip(item.output.sentences, windows, strict=True):
             if ev.not_checked is None and item.checkable(s) and item.claim(s.index) is None:
                 claims = split_claims(item.judged[s.index])
                 if len(claims) > 1:
                     split[s.index] = claims
-        fits = {
-            k: claims
-            for k, claims in split.items()
-            if self.count_tokens(item.judged[k].text)
-            + max(self.count_tokens(c.text) for c in claims)
-            + 4
-            <= self.max_tokens
-        }
-        pairs = [(item.judged[k].text, c.text) for k, claims in fits.items() for c in claims]
+                if found := described_claims(item.judged[s.index]):
+                    described[s.index] = found
+
+        def fit(group: dict[int, tuple[Sentence, ...]]) -> dict[int, tuple[Sentence, ...]]:
+            return {
+                k: claims
+                for k, claims in group.items()
+                if self.count_tokens(item.judged[k].text)
+                + max(self.count_tokens(c.text) for c in claims)
+                + 4
+                <= self.max_tokens
+            }
+
+        fits, described = fit(split), fit(described)
+        pairs = [
+            (item.judged[k].text, c.text)
+            for group in (fits, described)
+            for k, claims in group.items()
+            for c in claims
+        ]
         if not pairs:
-            return split
+            return split, {}
         rows = iter(self._probs([p for p, _ in pairs], [h for _, h in pairs]))
         # every claim's row is read (a list, not a generator), so the rows stay aligned
         entailed = {
             k: all([int(np.argmax(next(rows))) == self._entail for _ in claims])
             for k, claims in fits.items()
         }
-        return {k: claims for k, claims in split.items() if entailed.get(k, True)}
+        kept = {
+            k: tuple(c for c in claims if int(np.argmax(next(rows))) == self._entail)
+            for k, claims in described.items()
+        }
+        return (
+            {k: claims for k, claims in split.items() if entailed.get(k, True)},
+            {k: claims for k, claims in kept.items() if claims},
+        )
 
     def _plan(self, item: PairInput) -> _Plan:
         """The claims of a pair's checkable sentences and an evidence window for each."""
@@ -444,8 +442,7 @@ class NLISentenceChecker:
             count_tokens=self.count_tokens,
             retriever=self._retriever,
         )
-        split = self._claims(item, sentence_windows)
-        described = self._described(item, sentence_windows)
+        split, described = self._claims(item, sentence_windows)
         units: list[Sentence] = []
         owners: list[int] = []
         denies: set[int] = set()
