@@ -720,7 +720,7 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
     a conflict, counted in the verdict too), score, what the checker found and what any other
     checker that flags it found (as the window's prompt shows them), and the arcs it does not
     find entailed; then every other checker's pair score."""
-    from app.store.findings import CONFLICT_GLYPH, QUESTIONS, conflicts, finding_lines
+    from app.store.findings import CONFLICT_GLYPH, QUESTIONS, finding_lines
     from models.reasons import NOTHING_TO_CHECK
 
     if not bundle.scores:
@@ -746,8 +746,7 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
         verdict += f"; {len(unread)} sentence{'s' if len(unread) != 1 else ''} not checked (?)"
     # the question-based check's conflicts, marked whichever checker is shown (as the window's
     # badge marks them)
-    asked = bundle.scores[QUESTIONS][1] if QUESTIONS in bundle.scores else {}
-    clash = {sid for sid, row in asked.items() if conflicts(row.detail)}
+    clash = {sentence.id for sentence in bundle.sentences if bundle.conflicts(sentence.id)}
     if clash and shown_name != QUESTIONS:
         n = len(clash)
         verdict += (

@@ -19,7 +19,7 @@ from app.gui.undo import JudgeCommand, rebuild
 from app.io.bundles import PairBundle, load_bundles
 from app.settings import DEFAULT_KEYS
 from app.store import Change, JudgmentKey, JudgmentValue, Project
-from app.store.findings import QUESTIONS, conflicts, finding_lines
+from app.store.findings import finding_lines
 from app.store.schema import ArcRow, PairScoreRow, SentenceScoreRow
 from models.reasons import NOTHING_TO_CHECK
 
@@ -232,10 +232,7 @@ class JudgingController(QObject):
     def sentence_conflicts(self, sid: int) -> list[Said]:
         """What the question-based check finds the source answering otherwise in an output
         sentence (a name or figure), whichever checker is shown; [] when it did not run."""
-        b = self.bundle
-        held = None if b is None else b.scores.get(QUESTIONS)
-        row = None if held is None else held[1].get(sid)
-        return [] if row is None else conflicts(row.detail)
+        return [] if self.bundle is None else self.bundle.conflicts(sid)
 
     def flagged_arcs(self) -> list[tuple[int, ArcRow, float]]:
         """(number, arc row, score) for the arcs under the threshold, numbered from 1."""

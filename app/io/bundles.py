@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.store.findings import QUESTIONS, conflicts
 from app.store.project import Project
 from app.store.schema import (
     ArcRow,
@@ -29,6 +30,7 @@ from app.store.schema import (
     Source,
 )
 from app.thresholds import DEFAULT_THRESHOLD
+from models.checkers.questions import Said
 
 
 @dataclass
@@ -51,6 +53,14 @@ class PairBundle:
         too long to parse), when it did: its sentences then have no scores of their own."""
         pair, sentences, _arcs = self.scores.get(checker, (None, {}, {}))
         return pair.reason if pair is not None and pair.score is None and not sentences else None
+
+    def conflicts(self, sid: int) -> list[Said]:
+        """What the question-based check finds the source answering otherwise in output
+        sentence ``sid`` (a name or figure), whichever checker is shown; [] when it did not
+        run."""
+        held = self.scores.get(QUESTIONS)
+        row = None if held is None else held[1].get(sid)
+        return [] if row is None else conflicts(row.detail)
 
     def findings(
         self, checker: str, sid: int, threshold: float, labels: dict[str, str]
