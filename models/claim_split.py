@@ -10,7 +10,11 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   ("He was arrested and charged" -> "He was arrested", "He was charged");
 * a relative clause whose pronoun is its subject ("the mayor, who was elected in 2019") becomes
   a claim about its noun ("the mayor was elected in 2019") and leaves the main claim;
-* clauses joined by a semicolon, each with its own subject and verb, are split first.
+* clauses joined by a semicolon, each with its own subject and verb, are split first;
+* given the source, an event the sentence dates by an interval from its one year ("shut in
+  1968, four years after the town lost its station") becomes a claim with the year the
+  sentence's arithmetic gives it ("the town lost its station in 1964"), which an entailment
+  model can check where it cannot count years.
 
 Apart from the split, :func:`described_claims` gives what each appositive says of its noun
 ("Smith, the mayor, said …" -> "Smith is the mayor"), which the NLI checker reads beside the
@@ -23,6 +27,7 @@ content arc is not made: the sentence is then its own single claim.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
@@ -30,6 +35,7 @@ from functools import partial
 
 from models.arcs import extract_arcs
 from models.document import Sentence, Token
+from models.figures import words_value
 
 #: At most this many claims per sentence (more are rare and cost a model call each).
 MAX_CLAIMS = 5
@@ -37,21 +43,35 @@ SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 AUXILIARIES = frozenset({"aux", "auxpass", "neg"})
 RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whom"})
 VERBAL = frozenset({"VERB", "AUX"})
+#: Words that can name an event ("the flood", "it was sold").
+NAMING = frozenset({"NOUN", "PROPN", "VERB"})
 
 
-def split_claims(sentence: Sentence) -> tuple[Sentence, ...]:
+def split_claims(sentence: Sentence, source: str | None = None) -> tuple[Sentence, ...]:
     """The claims of one sentence, in order; the sentence itself when it makes one claim.
 
     Each claim is a :class:`Sentence` with the sentence's ``index`` and its own tokens (re-indexed
     from 0, heads inside the claim, character offsets into the original text), its content arcs,
     and a text joined from the kept words. Clauses joined by a semicolon are split first, then
-    each by the rules below.
+    each by the rules below. With the ``source`` text, an event dated relative to one of the
+    claim's years becomes a dated claim of its own (:func:`_dated_events`), unless the source
+    states the same interval itself.
     """
     clauses = _semicolon_clauses(sentence)
-    if len(clauses) == 1:
+    if len(clauses) == 1 and source is None:
         return _split_clause(sentence)
-    claims = tuple(c for clause in clauses for c in _split_clause(clause))
-    return claims if len(claims) <= MAX_CLAIMS else clauses
+    claims: list[Sentence] = []
+    for clause in clauses:
+        main, dated = _dated_events(clause, source) if source is not None else (clause, ())
+        claims += [*_split_clause(main), *dated]
+    if len(claims) == 1:
+        return (sentence,)
+    return tuple(claims) if len(claims) <= MAX_CLAIMS else clauses
+
+
+def as_written(claim: Sentence) -> str:
+    """A claim's own words as the output has them (a dated claim's text adds its year)."""
+    return _join(claim.tokens)
 
 
 def _semicolon_clauses(sentence: Sentence) -> tuple[Sentence, ...]:
@@ -193,6 +213,103 @@ def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:
 
 #: At most this many appositive claims per sentence.
 MAX_DESCRIBED = 3
+
+#: A year a claim states ("in 1968").
+YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+#: An interval a text states: "four years after", "14 years before", "the year after".
+INTERVAL = re.compile(
+    r"\b(?P<n>an?|the|[a-z]+(?:-[a-z]+)?|\d{1,3})\s+years?\s+(?:after|before|earlier|later)\b",
+    re.IGNORECASE,
+)
+
+
+def _dated_events(sentence: Sentence, source: str) -> tuple[Sentence, tuple[Sentence, ...]]:
+    """The sentence without an event it dates by an interval from one of its years, and that
+    event as a claim with its year: "… shut in 1968, four years after the town lost its railway
+    station" -> "… shut in 1968" and "the town lost its railway station in 1964" ("the flood was
+    in 1991" for a noun, "ten years after the flood"). An entailment model does not count years;
+    the arithmetic is the sentence's own, so the two claims say what it says.
+
+    Made only where the sentence holds one year, outside the phrase (the one the interval counts
+    from); the phrase is whole and ends the sentence or runs to a punctuation mark (a parse that
+    cuts a name short, "after her opera | The Salt Road premiered", is not read); nothing of it
+    is inside quotation marks; and the source does not state the same interval itself (then the
+    model reads it as written). At most one per sentence.
+    """
+    toks = sentence.tokens
+    children = _children(toks)
+    subtree = partial(_subtree, children)
+    quoted = _quoted(toks)
+    for t in toks:
+        if t.dep != "npadvmod" or t.text.lower() not in ("year", "years") or t.i in quoted:
+            continue
+        count = _interval(toks, children, t)
+        head = toks[t.head]
+        if count is None or head.i == t.i:
+            continue
+        if head.text.lower() in ("after", "before") and head.dep == "prep":
+            relation = head
+            objects = [c for c in children[head.i] if toks[c].dep in ("pobj", "pcomp")]
+            if len(objects) != 1:
+                continue
+            event = subtree(objects[0])
+            phrase = subtree(head.i)
+        else:
+            marks = [
+                c
+                for c in children[head.i]
+                if toks[c].dep == "mark" and toks[c].text.lower() in ("after", "before")
+            ]
+            if len(marks) != 1 or head.pos not in VERBAL:
+                continue
+            relation = toks[marks[0]]
+            phrase = subtree(head.i)
+            event = phrase - subtree(t.i) - {relation.i}
+        end = max(phrase) + 1
+        if len(phrase) != end - min(phrase) or (end < len(toks) and toks[end].pos != "PUNCT"):
+            continue  # a phrase the parse breaks up or runs on from is not read
+        years = [
+            k for k in range(len(toks)) if toks[k].pos == "NUM" and YEAR.fullmatch(toks[k].text)
+        ]
+        if len(years) != 1 or years[0] in phrase or phrase & quoted:
+            continue
+        if _states_interval(source, count):
+            continue
+        year = int(toks[years[0]].text) + (count if relation.text.lower() == "before" else -count)
+        rest = [k for k in range(len(toks)) if k not in phrase]
+        main = _as_sentence(sentence, rest)
+        dated = _as_sentence(sentence, sorted(event))
+        if not _states_something(main) or not any(tok.pos in NAMING for tok in dated.tokens):
+            continue
+        verb = any(tok.pos in VERBAL for tok in dated.tokens)
+        return main, (replace(dated, text=f"{dated.text}{'' if verb else ' was'} in {year}"),)
+    return sentence, ()
+
+
+def _interval(toks: tuple[Token, ...], children: dict[int, list[int]], year: Token) -> int | None:
+    """How many years a "year(s)" token counts: "four years", "14 years", "a year", "the year"."""
+    for c in children[year.i]:
+        word = toks[c]
+        if word.dep == "nummod":
+            value = words_value(word.text)
+            return int(value) if value is not None and value == int(value) and value > 0 else None
+        if (
+            word.dep == "det"
+            and word.text.lower() in ("a", "an", "the")
+            and year.text.lower() == "year"
+        ):
+            return 1
+    return None
+
+
+def _states_interval(source: str, count: int) -> bool:
+    """Whether the source states an interval of ``count`` years itself ("four years after")."""
+    for m in INTERVAL.finditer(source):
+        n = m.group("n").lower()
+        value = 1 if n in ("a", "an", "the") else words_value(n)
+        if value == count:
+            return True
+    return False
 
 
 def _copula(head: Token) -> str:

@@ -38,7 +38,7 @@ from models.checkers.base import (
     skipped_sentence,
 )
 from models.checkers.multitask import reading
-from models.claim_split import described_claims, split_claims
+from models.claim_split import as_written, described_claims, split_claims
 from models.derived_figures import read_against
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
@@ -69,14 +69,16 @@ CONFIG_FILE = "config.json"
 #: Part of the version: outputs are judged claim by claim against joined evidence (a split whose
 #: claims the sentence itself does not entail is not made; clauses a semicolon joins are claims
 #: of their own; what an appositive says of its noun, "X is Y", is read as well and counts only
-#: where the source contradicts it); decades and centuries are read as the year the source
+#: where the source contradicts it; an event dated by an interval from the sentence's year, "in
+#: 1968, four years after the station closed", is a claim with that year, "the station closed in
+#: 1964"); decades and centuries are read as the year the source
 #: states ("in the 1990s" -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
 #: many" for 186 against 74 -> "more"; not where the source sentence holds a figure as near that
 #: the hedge does not hold for), and each claim against a narrow and a wide window
 #: (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as contradicted as its
 #: most-contradicting one.
-CLAIM_REVISION = "claims10"
+CLAIM_REVISION = "claims11"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -392,7 +394,7 @@ class NLISentenceChecker:
         described: dict[int, tuple[Sentence, ...]] = {}
         for s, ev in zip(item.output.sentences, windows, strict=True):
             if ev.not_checked is None and item.checkable(s) and item.claim(s.index) is None:
-                claims = split_claims(item.judged[s.index])
+                claims = split_claims(item.judged[s.index], item.source.text)
                 if len(claims) > 1:
                     split[s.index] = claims
                 if found := described_claims(item.judged[s.index]):
@@ -409,11 +411,11 @@ class NLISentenceChecker:
             }
 
         fits, described = fit(split), fit(described)
+        # a split claim is guarded by its own words (a dated event without the year the
+        # sentence's arithmetic gives it); a description by the statement it makes
         pairs = [
-            (item.judged[k].text, c.text)
-            for group in (fits, described)
-            for k, claims in group.items()
-            for c in claims
+            *((item.judged[k].text, as_written(c)) for k, claims in fits.items() for c in claims),
+            *((item.judged[k].text, c.text) for k, claims in described.items() for c in claims),
         ]
         if not pairs:
             return split, {}

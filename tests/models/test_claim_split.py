@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.claim_split import described_claims, split_claims
+from models.claim_split import as_written, described_claims, split_claims
 from models.parsing import parse
 
 
@@ -138,3 +138,51 @@ def test_an_appositive_not_set_off_or_misattached_says_nothing() -> None:
     assert _described("The mayor of Dunlow, Beatrice Oyelaran, won by 412 votes.") == []
     # what someone said is theirs
     assert _described('She said "Smith, the mayor, lied" on Monday.') == []
+
+
+def _dated(text: str, source: str = "") -> list[str]:
+    (sentence,) = parse(text).sentences
+    return [c.text for c in split_claims(sentence, source)]
+
+
+def test_an_event_dated_by_an_interval_becomes_a_claim_with_its_year() -> None:
+    """ "… in 1968, four years after X" says X happened in 1964: the model reads that year, which
+    the source states, where it cannot count the four years."""
+    assert _dated("The mill shut in 1968, four years after the town lost its railway station.") == [
+        "The mill shut in 1968",
+        "the town lost its railway station in 1964",
+    ]
+    # before counts forward; "the year" is one; a noun is dated with "was"
+    assert _dated("The letters went up in 1976, the year before Jackson joined the team.") == [
+        "The letters went up in 1976",
+        "Jackson joined the team in 1977",
+    ]
+    assert _dated("The bridge opened in 2001, ten years after the flood.") == [
+        "The bridge opened in 2001",
+        "the flood was in 1991",
+    ]
+    (sentence,) = parse("The bridge opened in 2001, ten years after the flood.").sentences
+    main, dated = split_claims(sentence, "")
+    # the dated claim is shown on the event's words, which are what the split guard reads
+    assert as_written(dated) == "the flood"
+    assert {t.text for t in dated.tokens} == {"the", "flood"}
+
+
+def test_an_interval_is_read_as_written_where_it_cannot_be_dated_or_the_source_states_it() -> None:
+    plain = "The bridge opened in 2001, ten years after the flood."
+    # the source says "ten years after" itself: the model reads it as written
+    assert _dated(plain, "It opened ten years after the flood, in 2001.") == [plain]
+    # nothing to count from, or two years to choose between
+    assert _dated("The plant closed four years after it was sold.") == [
+        "The plant closed four years after it was sold."
+    ]
+    assert _dated("The plant closed in 2010, a year after it was sold in 2008.") == [
+        "The plant closed in 2010, a year after it was sold in 2008."
+    ]
+    # a duration is not an interval between two events
+    assert _dated("Bob Barker hosted the show for 35 years before stepping down in 2007.") == [
+        "Bob Barker hosted the show for 35 years before stepping down in 2007."
+    ]
+    # without the source (no check of what it states) nothing is dated
+    (sentence,) = parse(plain).sentences
+    assert split_claims(sentence) == (sentence,)

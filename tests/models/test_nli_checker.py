@@ -366,3 +366,40 @@ def test_an_appositive_counts_only_where_the_source_contradicts_it(tmp_path: Pat
     assert [r.hypothesis for r in unsaid.readings(PairInput(1, src, out))] == [
         "Councillor Tomas Reyes, the committee chair, proposed the dredging plan in March."
     ]
+
+
+def test_an_event_dated_by_an_interval_is_judged_with_its_year(tmp_path: Path) -> None:
+    """ "… in 1968, four years after the town lost its station" is read as two claims, the second
+    "the town lost its station in 1964": a source that closed the station in 1966 contradicts
+    it, and the editor is told which year was read. The split guard reads the event's own words
+    (the sentence does not state 1964 in so many words)."""
+    from models.checkers.nli import NLISentenceChecker
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    index = {name: k for k, name in labels.items()}
+    read: list[tuple[str, str]] = []
+
+    def scripted(premises, hypotheses):
+        read.extend(zip(premises, hypotheses, strict=True))
+        rows = np.full((len(hypotheses), 3), 0.02, np.float32)
+        for row, premise, hypothesis in zip(rows, premises, hypotheses, strict=True):
+            wrong = hypothesis.endswith("in 1964") and "closed in 1966" in premise
+            row[index["contradiction" if wrong else "entailment"]] = 0.96
+        return rows
+
+    checker._probs = scripted  # type: ignore[method-assign]
+    out = parse("The mill shut in 1968, four years after the town lost its railway station.")
+    right = parse("The Tasker mill shut in 1968. The railway station was closed in 1964.")
+    wrong = parse("The Tasker mill shut in 1968. The railway station was closed in 1966.")
+    dated = "the town lost its railway station in 1964"
+    assert [r.hypothesis for r in checker.readings(PairInput(1, right, out))] == [
+        "The mill shut in 1968",
+        dated,
+    ]
+    sentence_text = out.sentences[0].text
+    assert (sentence_text, "the town lost its railway station") in read  # the guard
+    (good,) = checker.score([PairInput(1, right, out)])
+    (bad,) = checker.score([PairInput(2, wrong, out)])
+    assert good.sentences[0].score > 0.9 and bad.sentences[0].score < 0.05
+    assert bad.sentences[0].detail.startswith(f"claim “{dated}”: contradicted by source sentence 2")
