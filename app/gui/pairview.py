@@ -274,7 +274,8 @@ class PairView(QWidget):
                 window = set(row.evidence)
                 said = next(s.text for s in b.sentences if s.id == unit.key.sentence_id)
                 src = [(s.idx, s.text) for s in b.source_sentences]
-                evidence = shown_evidence(src, said, window)
+                question = question_text(b.output.context)
+                evidence = shown_evidence(src, said, window, question=question)
         if hide_source:
             self.source_view.setPlainText(
                 "(Source hidden: first decide whether the output is interpretable on its own.)"

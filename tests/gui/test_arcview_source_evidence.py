@@ -106,3 +106,24 @@ def test_a_plain_set_of_evidence_is_still_drawn_unranked(qtbot) -> None:  # type
     first = render_source(view, text, spans, {0, 2})
     assert first == 0
     assert view.toPlainText().count("▸") == 2 and "▸1" not in view.toPlainText()
+
+
+def test_a_bare_answer_shows_the_evidence_for_its_question() -> None:
+    """demo-01 answers "No." to whether foot passengers must book: the sentence has no words to
+    match, so without its question nothing was marked; the booking sentence is what decides."""
+    pair = next(
+        r
+        for r in map(json.loads, demo_pairs_file().read_text(encoding="utf-8").splitlines())
+        if r["id"] == "demo-01"
+    )
+    src = parse(pair["source"])
+    sentences = [(i, s.text) for i, s in enumerate(src.sentences)]
+    booking = next(i for i, t in sentences if "foot passengers" in t and "booked" in t)
+    assert shown_evidence(sentences, "No.") == {}
+    shown = shown_evidence(sentences, "No.", question=pair["context"])
+    assert shown[booking] == 1
+    # a sentence with words of its own is matched by them, whatever the question
+    own = "A return ticket for a foot passenger costs 18 dollars."
+    assert shown_evidence(sentences, own, question=pair["context"]) == shown_evidence(
+        sentences, own
+    )
