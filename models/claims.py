@@ -188,6 +188,13 @@ def question_of(context: str | None, parsed: ParsedText | None) -> Sentence | No
     return None
 
 
+def question_text(context: str | None) -> str | None:
+    """The question of a pair's context, without a "Question:" label (None: no context)."""
+    if not context or not context.strip():
+        return None
+    return strip_label(context)
+
+
 def strip_label(context: str) -> str:
     """The context without a leading "Question:" / "Q:" label."""
     return _LABEL.sub("", context, count=1).strip()

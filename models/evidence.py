@@ -164,6 +164,32 @@ def top_ranked(
     return tuple(order[:k])
 
 
+def shown_evidence(
+    source_sentences: Sequence[tuple[int, str]],
+    sentence: str,
+    window: Collection[int] = (),
+    k: int = SHOWN,
+    question: str | None = None,
+) -> dict[int, int]:
+    """The evidence to show for an output sentence: ``{source sentence index: rank}``, 1 best.
+
+    The best ``k`` source sentences of the whole source by :func:`text_relevance` (the store
+    keeps a checker's window, not its retriever's scores); ties go to sentences in ``window``,
+    those the checker read. A short source that fits whole into the window is not marked whole.
+    An answer with no words of its own to match ("No.") is matched with its ``question``, whose
+    claim the checkers judged ("Do foot passengers need to book? — No.").
+    """
+    order = [idx for idx, _t in source_sentences]
+    texts = [t for _i, t in source_sentences]
+    relevance = text_relevance(texts, sentence)
+    if question and not any(v > 0 for v in relevance):
+        relevance = text_relevance(texts, f"{question} {sentence}")
+    read = set(window)
+    prefer = {pos for pos, idx in enumerate(order) if idx in read}
+    best = top_ranked(relevance, k, prefer=prefer)
+    return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
+
+
 def content_lemmas(sentence: Sentence) -> list[str]:
     return [t.lemma for t in sentence.tokens if t.pos in CONTENT_POS]
 

@@ -34,7 +34,8 @@ from app.review.adjudication import Final, ProjectFinals, final_labels, pair_fin
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
-from models.evidence import SHOWN, text_relevance, top_ranked
+from models.claims import question_text
+from models.evidence import SHOWN, shown_evidence
 
 #: At most this many flagged pairs are listed in full (the rest are counted).
 FLAGGED_LIMIT = 300
@@ -608,6 +609,8 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             elif pair_f.judgment.error_type or pair_f.judgment.note:
                 body += f'<p class="note">editor on the pair: {_judgment_text(pair_f.judgment)}</p>'
         source = [(s.idx, s.text) for s in b.source_sentences]
+        texts = dict(source)
+        question = question_text(b.output.context)
         for s, score, final, window, detail in lines:
             verdict = "" if final is None else f" · {_final_text(final)}"
             body += (
@@ -616,17 +619,13 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             )
             if detail:  # what the checker found, one finding a line
                 body += f'<p class="detail">{esc(detail)}</p>'
-            relevance = text_relevance([t for _i, t in source], s.text)
             read = set(window)
-            best = top_ranked(
-                relevance, SHOWN, prefer={k for k, (i, _t) in enumerate(source) if i in read}
-            )
-            if best:
+            shown = shown_evidence(source, s.text, read, question=question)
+            if shown:
                 body += "<ol class='evidence'>"
-                for rank, pos in enumerate(best, start=1):
-                    idx, text = source[pos]
+                for idx, rank in sorted(shown.items(), key=lambda ir: ir[1]):
                     mark = " ●" if idx in read else ""
-                    body += f"<li>▸{rank}{mark} {esc(text)}</li>"
+                    body += f"<li>▸{rank}{mark} {esc(texts[idx])}</li>"
                 body += "</ol>"
             else:
                 body += "<p class='none'>no source sentence shares its words</p>"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from app.gui.judging import JudgingController
 from app.tasks import Job, JobContext, TaskRunner
+from models.claims import question_text
 
 LANE = "claims"
 ANSWER_CHARS = 160  # the answer is cut in the header line; the output pane shows it whole
@@ -35,15 +36,6 @@ def claim_texts(req: ClaimRequest, ctx: JobContext) -> tuple[int, tuple[str, ...
     output = parse_many([req.answer], should_stop=ctx.should_stop)[0]
     claims = build_claims(req.question, output, parse_many)
     return req.output_id, tuple(c.text for c in claims if c is not None)
-
-
-def question_text(context: str | None) -> str | None:
-    """The question of a pair's context, without a "Question:" label (None: no context)."""
-    if not context or not context.strip():
-        return None
-    from models.claims import strip_label
-
-    return strip_label(context)
 
 
 def header_lines(context: str | None, answer: str, claims: tuple[str, ...] | None) -> list[str]:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from app.gui.arcview import ArcItem, ArcView
-from app.gui.claims import header_lines, question_text
+from app.gui.claims import header_lines
 from app.gui.judging import JudgingController, Unit
 from app.gui.plaintext import PlainToolTips, plain_label, text_view_tips
 from app.gui.textview import (
@@ -21,11 +21,12 @@ from app.gui.textview import (
     render_output,
     render_source,
     set_font_size,
-    shown_evidence,
 )
 from app.store.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from app.store.project import Project
 from models.checkers.questions import Said
+from models.claims import question_text
+from models.evidence import shown_evidence
 
 LEGEND = (
     "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "

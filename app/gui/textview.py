@@ -7,14 +7,12 @@ pattern besides its colour; tooltips carry scores and the checker's display name
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
-
-from models.evidence import SHOWN, text_relevance, top_ranked
 
 # Colours are translucent so that they read on light and dark backgrounds alike.
 COLOURS = {
@@ -250,32 +248,6 @@ def render_output(
     return out
 
 
-def shown_evidence(
-    source_sentences: Sequence[tuple[int, str]],
-    sentence: str,
-    window: Collection[int] = (),
-    k: int = SHOWN,
-    question: str | None = None,
-) -> dict[int, int]:
-    """The evidence to show for an output sentence: ``{source sentence index: rank}``, 1 best.
-
-    The best ``k`` source sentences of the whole source by :func:`text_relevance` (the store
-    keeps a checker's window, not its retriever's scores); ties go to sentences in ``window``,
-    those the checker read. A short source that fits whole into the window is not marked whole.
-    An answer with no words of its own to match ("No.") is matched with its ``question``, whose
-    claim the checkers judged ("Do foot passengers need to book? — No.").
-    """
-    order = [idx for idx, _t in source_sentences]
-    texts = [t for _i, t in source_sentences]
-    relevance = text_relevance(texts, sentence)
-    if question and not any(v > 0 for v in relevance):
-        relevance = text_relevance(texts, f"{question} {sentence}")
-    read = set(window)
-    prefer = {pos for pos, idx in enumerate(order) if idx in read}
-    best = top_ranked(relevance, k, prefer=prefer)
-    return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
-
-
 def render_source(
     view: MarkedText,
     text: str,
@@ -356,6 +328,5 @@ __all__ = [
     "render_output",
     "render_source",
     "set_font_size",
-    "shown_evidence",
     "Qt",
 ]

@@ -163,3 +163,30 @@ def test_pairs_not_checked_are_named_with_why(tmp_path: Path) -> None:
     assert "<td>de-1</td>" in text and "the output reads as German, not English" in text
     with Project.open(build(tmp_path, judged=False)) as project:
         assert "Pairs not checked" not in render(project)
+
+
+def test_a_flagged_bare_answer_lists_the_evidence_for_its_question(tmp_path: Path) -> None:
+    """ "No." shares no words with the source; its evidence is found through its question, as
+    the window shows it."""
+    record = {
+        "id": "qa1",
+        "system": "qa-bot",
+        "context": "Question: Do foot passengers need to book the ferry in advance?",
+        "source": "The ferry sails twice a day. Vehicles must be booked in advance, but foot "
+        "passengers can buy tickets at the terminal. Children travel free.",
+        "output": "No.",
+    }
+    path = tmp_path / "qa.factdesk"
+    with Project.create(path) as project:
+        import_file(project, write_jsonl(tmp_path / "qa.jsonl", [record]))
+        analyze(project, [load_checker("lexical")])
+        (sent,) = project.sentences(output_id=1)
+        project.judge(
+            JudgmentKey(1, "sentence", sentence_id=sent.id), JudgmentValue("unsupported", "reject")
+        )
+    out = tmp_path / "qa.html"
+    assert main(["report", str(path), str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    flagged = text[text.index('<section id="flagged">') :]
+    assert "<li>▸1" in flagged and "foot passengers can buy tickets" in flagged
+    assert "no source sentence shares its words" not in flagged

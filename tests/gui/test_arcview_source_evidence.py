@@ -11,9 +11,9 @@ from app.gui.textview import (
     EVIDENCE_RANK,
     MarkedText,
     render_source,
-    shown_evidence,
 )
 from app.paths import demo_pairs_file
+from models.evidence import shown_evidence
 from models.parsing import parse
 
 
