@@ -4,7 +4,8 @@ The question-based check writes one line per question into a sentence's ``detail
 (:func:`models.checkers.questions.describe`); read back (:func:`~models.checkers.questions.
 read_detail`), each becomes what was asked, what the output says and what the source says.
 Questions the source does not answer are not listed one by one: one plain line names their
-answers ("In the source, but not in what the output says of it: …"). Lines of other checkers are shown as they are.
+answers ("Mentioned in the source, which does not say what the output says of it: …"). Lines
+of other checkers are shown as they are.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ CONFLICT_GLYPH = "⚠"
 
 #: One plain line for the answers the source does not give, by why (in this order).
 UNANSWERED = (
-    ("elsewhere", "In the source, but not in what the output says of it"),
+    ("elsewhere", "Mentioned in the source, which does not say what the output says of it"),
     ("undecided", "Not stated in the source (it may follow from its figures)"),
     ("absent", "Nowhere in the source"),
 )
