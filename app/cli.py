@@ -763,11 +763,16 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
         else:
             mark = "✗" if row.score < threshold else "✔"
             lines.append(f"  {mark}{badge} {row.score:.2f}  {sentence.idx + 1}. {text}")
+        found: list[str] = []
         for who, detail in bundle.findings(shown_name, sentence.id, threshold, labels):
             said = finding_lines(detail)
             if who != label:
                 said = [f"{who}:"] + [f"  {line}" for line in said]
-            lines += [f"           {line}" for line in said]
+            found += said
+        lines += [f"           {line}" for line in found]
+        if row is not None and row.score is not None and row.score < threshold:
+            if not any("source sentence" in line for line in found):  # none named yet
+                lines += [f"           {line}" for line in _closest(bundle, sentence, row)]
         weak = [
             a
             for a in bundle.arcs
@@ -785,6 +790,19 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
     if others:
         lines.append("each checker's pair score: " + " · ".join(others))
     return lines
+
+
+def _closest(bundle: Any, sentence: Any, row: Any) -> list[str]:
+    """The source sentence that best matches a flagged output sentence, as the window marks it
+    ▸1 (a bare answer through its question), for the editor to read beside the verdict."""
+    from models.claims import question_text
+    from models.evidence import clipped, shown_evidence
+
+    source = [(s.idx, s.text) for s in bundle.source_sentences]
+    question = question_text(bundle.output.context)
+    shown = shown_evidence(source, sentence.text, row.evidence or (), k=1, question=question)
+    texts = dict(source)
+    return [f"closest in the source: sentence {i + 1}: “{clipped(texts[i])}”" for i in shown]
 
 
 def load_checkers(

@@ -190,6 +190,12 @@ def shown_evidence(
     return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
 
 
+def clipped(text: str, limit: int = 90) -> str:
+    """A sentence on one line, cut to ``limit`` characters with "…" (to quote it in a line)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def content_lemmas(sentence: Sentence) -> list[str]:
     return [t.lemma for t in sentence.tokens if t.pos in CONTENT_POS]
 

@@ -48,6 +48,7 @@ from models.evidence import (
     LexicalRetriever,
     Retriever,
     build_windows,
+    clipped,
 )
 from models.figures import Restated
 from models.readable import READ_REVISION, readable
@@ -613,7 +614,9 @@ class NLISentenceChecker:
                 text = item.source.sentences[k].text
                 (row_k,) = self._probs([text], [plan.read[unit].text])
                 if int(np.argmax(row_k)) == self._contradict:
-                    return f"{which}contradicted by source sentence {k + 1}: “{_quote(text)}”{note}"
+                    return (
+                        f"{which}contradicted by source sentence {k + 1}: “{clipped(text)}”{note}"
+                    )
             return (
                 f"{which}contradicted by the source read as a whole (no one sentence alone){note}"
             )
@@ -629,7 +632,7 @@ class NLISentenceChecker:
     def _why_denied(self, plan: _Plan, unit: int, row: np.ndarray) -> str:
         """Words for a flagged "No": what it denies, and whether the source reads as saying that
         or only does not say otherwise (``row``: the reading that decided it)."""
-        denied = f"the “No” denies “{_quote(plan.units[unit].text)}”"
+        denied = f"the “No” denies “{clipped(plan.units[unit].text)}”"
         entail, contra = self._entail_contra(row)
         neutral = 1.0 - entail - (contra or 0.0)
         if entail >= max(neutral, contra or 0.0):
@@ -670,11 +673,6 @@ def support_margin(entail: float, contra: float) -> float:
     """
     x = entail - contra
     return 0.05 * (1.0 + x) if x < 0 else 0.05 + 0.95 * x
-
-
-def _quote(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True, slots=True)

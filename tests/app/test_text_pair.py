@@ -381,3 +381,30 @@ def test_check_marks_a_conflict_whichever_checker_is_shown(tmp_path: Path, capsy
     out.write_text("Ines Volkova proposed the plan.", encoding="utf-8")
     code, printed, _ = cli(capsys, *argv)
     assert "⚠" not in printed and printed.splitlines()[1].startswith("  ✔  1.00  1.")
+
+
+def test_check_names_the_closest_source_sentence_of_a_flagged_sentence(
+    tmp_path: Path, capsys
+) -> None:
+    """A flagged sentence that no finding ties to a source sentence is printed with the one
+    that matches it best (the window's ▸1), so the editor can read the two side by side; a
+    sentence sharing no words with the source, or one that passes, gets none."""
+    src = tmp_path / "src.txt"
+    src.write_text(SOURCE, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    out.write_text(
+        "The museum closed in 1950.\nSamuel Carrow, who owned a mill, funded the building work.\n"
+        "The Carrow Street Library first opened its doors on 12 October 1896.",
+        encoding="utf-8",
+    )
+    code, printed, _ = cli(capsys, "check", str(src), str(out), "--checker", "lexical")
+    lines = printed.splitlines()
+    closest = [k for k, line in enumerate(lines) if "closest in the source" in line]
+    assert code == 0 and len(closest) == 1
+    assert lines[closest[0]].strip() == (
+        "closest in the source: sentence 2: “Construction began in 1893 and was paid for by "
+        "the mill owner Samuel Carrow.”"
+    )
+    owner = next(k for k, line in enumerate(lines) if "2. Samuel Carrow" in line)
+    library = next(k for k, line in enumerate(lines) if "3. The Carrow Street" in line)
+    assert owner < closest[0] < library and lines[owner].lstrip().startswith("✗")
