@@ -46,11 +46,20 @@ ROUNDING = 0.15
 BOUND = 2.0
 
 
+_GLUED = re.compile(r"(?P<n>\d+(?:\.\d+)?)(?P<scale>hundred|thousand|million|billion|trillion|bn)")
+
+
 def number_value(words: Sequence[str]) -> float | None:
     """The number a figure's words say ("4.2 million", "four million", "14,000"), else None."""
     total, current, seen = 0.0, 0.0, False
     for w in words:
         w = w.lower().replace(",", "")
+        if ")" in w[:-1]:  # "(CNN)Two": a dateline run into the figure
+            w = w.rsplit(")", 1)[1]
+        glued = _GLUED.fullmatch(w)  # "42.5million", "3bn"
+        if glued:
+            current += float(glued["n"])
+            w = "billion" if glued["scale"] == "bn" else glued["scale"]
         if w in SCALES:
             current = (current or 1.0) * SCALES[w]
             if SCALES[w] >= 1e3:

@@ -178,6 +178,8 @@ def _span(sentence: Sentence, root: Token) -> list[Token]:
 def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     """(governor, normalised relation) of an answer's root; None when it has none."""
     toks = sentence.tokens
+    while root.dep == "conj" and root.head != root.i and toks[root.head].pos in ANSWER_POS:
+        root = toks[root.head]  # "alongside Holland, Italy and Spain": each fills that slot
     if root.head == root.i:
         return None
     head, rel = toks[root.head], root.dep
@@ -305,6 +307,8 @@ def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
             continue
         if t.pos == "PROPN" and not t.text[:1].isupper():
             continue  # a lower-case word tagged as a name is a tagging slip, not a name
+        if t.text.strip("<>").lower() == "unk":
+            continue  # a model's placeholder for a word it could not write: nothing to ask
         if t.pos == "PROPN" and len(t.text) <= 4 and t.i and toks[t.i - 1].pos == "NUM":
             continue  # "1.2 MW", "500 Wh": a unit of the figure, which is asked about itself
         # the root of a name: not inside another name
@@ -657,7 +661,7 @@ class QuestionChecker(OnePairAtATime):
     name = "questions"
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
     #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
-    version = f"4+{QA_REVISION}"
+    version = f"5+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

@@ -53,6 +53,15 @@ def test_place_is_the_last_significant_digit():
     assert number_value(["4.2", "million"]) == 4.2e6
 
 
+def test_a_figure_run_together_with_its_scale_or_a_dateline_has_its_value():
+    """Source texts write "42.5million" and "(CNN)Two passengers"; the value is the same as
+    "42.5 million" and "two" (a metre is not a million: "100m" stays unread)."""
+    assert number_value(["42.5million"]) == number_value(["42.5", "million"]) == 42.5e6
+    assert number_value(["3bn"]) == 3e9
+    assert number_value(["CNN)Two"]) == 2
+    assert number_value(["100m"]) is None and number_value(["3-2"]) is None
+
+
 @pytest.mark.parametrize(
     ("said", "stated", "ok"),
     [

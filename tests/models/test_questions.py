@@ -234,3 +234,31 @@ def test_a_title_before_a_name_answers_an_appositive() -> None:
     assert other.score == 0.0
     (line,) = lines(other)
     assert "output: Tomas Reyes · source: Ines Volkova (in “Harbour master" in line
+
+
+def test_each_name_of_a_list_fills_the_list_s_slot() -> None:
+    """ "alongside Holland, Italy and Spain": Italy is one of those the source names there, not
+    a conflict with Holland, the list's first name; a name the list lacks still is one."""
+    source = "England's U17s are in Group D alongside Holland, Italy and Spain."
+    assert check(source, "England's U17s are in Group D alongside Italy.").score == 1.0
+    r = check(source, "England's U17s are in Group D alongside Germany.")
+    assert r.score == 0.0 and any("output: Germany · source: Holland" in x for x in lines(r))
+
+
+def test_a_figure_written_otherwise_in_the_source_is_the_same_answer() -> None:
+    r = check(
+        "Ozil was signed for 42.5million pounds in 2013.",
+        "Ozil was signed for 42.5 million pounds.",
+    )
+    assert r.score == 1.0 and lines(r)[0].endswith("✓")
+
+
+def test_a_placeholder_for_a_word_a_model_could_not_write_is_not_asked() -> None:
+    """Some systems write UNK for a rare name: there is no name to ask about, so no conflict
+    with the source's name (the output is malformed, which the editor flags)."""
+    r = check(
+        "Gaioz Nigalidze was expelled from the Dubai Open.",
+        "UNK UNK was expelled from the Dubai Open.",
+    )
+    assert not any("output: UNK" in line for line in lines(r))
+    assert r.score == 1.0 and "✗" not in " ".join(lines(r))
