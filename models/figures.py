@@ -56,6 +56,8 @@ def number_value(words: Sequence[str]) -> float | None:
         w = w.lower().replace(",", "")
         if ")" in w[:-1]:  # "(CNN)Two": a dateline run into the figure
             w = w.rsplit(")", 1)[1]
+        if w[:1].isdigit() and "(" in w:  # "6(3": a set's score run into its tie-break
+            w = w.split("(", 1)[0]
         glued = _GLUED.fullmatch(w)  # "42.5million", "3bn"
         if glued:
             current += float(glued["n"])

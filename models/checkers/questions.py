@@ -394,7 +394,8 @@ def _same(a: Answer, b: Answer) -> bool:
             and bounds[0] <= inner[0] <= inner[1] <= bounds[1]
         )
     if a.kind == "number" and b.value is not None:
-        return _rounds_to(a, b.value)
+        score = _range(a.text)  # "3 - 2" against the "3" that the source's "3-2" is read as
+        return _rounds_to(a, b.value) or (score is not None and score[0] == b.value)
     return set(a.words) <= set(b.words) or set(b.words) <= set(a.words)
 
 
@@ -661,7 +662,7 @@ class QuestionChecker(OnePairAtATime):
     name = "questions"
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
     #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
-    version = f"5+{QA_REVISION}"
+    version = f"6+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

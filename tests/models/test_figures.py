@@ -59,6 +59,7 @@ def test_a_figure_run_together_with_its_scale_or_a_dateline_has_its_value():
     assert number_value(["42.5million"]) == number_value(["42.5", "million"]) == 42.5e6
     assert number_value(["3bn"]) == 3e9
     assert number_value(["CNN)Two"]) == 2
+    assert number_value(["6(3"]) == 6  # a set's score run into its tie-break
     assert number_value(["100m"]) is None and number_value(["3-2"]) is None
 
 

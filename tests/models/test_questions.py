@@ -262,3 +262,13 @@ def test_a_placeholder_for_a_word_a_model_could_not_write_is_not_asked() -> None
     )
     assert not any("output: UNK" in line for line in lines(r))
     assert r.score == 1.0 and "✗" not in " ".join(lines(r))
+
+
+def test_a_score_is_the_same_answer_as_the_source_score_it_copies() -> None:
+    """ "a 3 - 2 win" (a tokenized copy) against the source's "3-2": the same score; the score
+    the other way round is a conflict."""
+    source = "Last week's 3-2 win at West Brom handed them the lead."
+    same = check(source, "last week 's 3 - 2 win at west brom handed them the lead .")
+    assert same.score == 1.0
+    swapped = check(source, "last week 's 2 - 3 win at west brom handed them the lead .")
+    assert swapped.score == 0.0
