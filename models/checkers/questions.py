@@ -58,6 +58,11 @@ NOT_ASKED = "no name or number to ask about"
 YES_NO = "a yes/no answer: its names and figures are the question's"
 #: Relations that join the words of one name or number ("Thomas -compound-> Bach").
 INSIDE = frozenset({"compound", "flat", "nummod", "quantmod", "nmod"})
+#: A person named by nation ("the Frenchman", "two Dutchmen"): tagged as a name, said of one.
+DEMONYM = re.compile(
+    r"(?:French|Dutch|English|Irish|Scots|Welsh|Swiss|Manx|Cornish|Norse)(?:wo)?m[ae]n",
+    re.IGNORECASE,
+)
 #: Words whose part of speech makes them an answer: names and numbers.
 ANSWER_POS = frozenset({"PROPN", "NUM"})
 CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
@@ -309,6 +314,8 @@ def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
             continue  # a lower-case word tagged as a name is a tagging slip, not a name
         if t.text.strip("<>").lower() == "unk":
             continue  # a model's placeholder for a word it could not write: nothing to ask
+        if DEMONYM.fullmatch(t.text):
+            continue  # "the Frenchman": who someone is, not a name (the name is asked)
         if t.pos == "PROPN" and len(t.text) <= 4 and t.i and toks[t.i - 1].pos == "NUM":
             continue  # "1.2 MW", "500 Wh": a unit of the figure, which is asked about itself
         # the root of a name: not inside another name
@@ -662,7 +669,7 @@ class QuestionChecker(OnePairAtATime):
     name = "questions"
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
     #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
-    version = f"6+{QA_REVISION}"
+    version = f"7+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

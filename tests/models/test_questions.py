@@ -272,3 +272,15 @@ def test_a_score_is_the_same_answer_as_the_source_score_it_copies() -> None:
     assert same.score == 1.0
     swapped = check(source, "last week 's 2 - 3 win at west brom handed them the lead .")
     assert swapped.score == 0.0
+
+
+def test_a_person_named_by_nation_is_not_a_name_to_ask_about() -> None:
+    """ "The Frenchman believes …" says who, not which name: Thierry Henry in the output is not
+    a conflict with "Frenchman", nor is "The Frenchman" in the output asked about."""
+    r = check(
+        "Pundit Thierry Henry questioned whether Olivier Giroud can win the league. The "
+        "Frenchman believes Arsenal need a goalkeeper.",
+        "Thierry Henry believes Arsenal need a goalkeeper. The Frenchman also questioned "
+        "whether Olivier Giroud can win the league.",
+    )
+    assert "✗" not in " ".join(lines(r)) and not any("output: Frenchman" in x for x in lines(r))
