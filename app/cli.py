@@ -795,14 +795,10 @@ def check_lines(bundle: Any, runs: dict[str, dict[str, Any]], threshold: float) 
 def _closest(bundle: Any, sentence: Any, row: Any) -> list[str]:
     """The source sentence that best matches a flagged output sentence, as the window marks it
     ▸1 (a bare answer through its question), for the editor to read beside the verdict."""
-    from models.claims import question_text
-    from models.evidence import clipped, shown_evidence
+    from models.evidence import clipped
 
-    source = [(s.idx, s.text) for s in bundle.source_sentences]
-    question = question_text(bundle.output.context)
-    shown = shown_evidence(source, sentence.text, row.evidence or (), k=1, question=question)
-    texts = dict(source)
-    return [f"closest in the source: sentence {i + 1}: “{clipped(texts[i])}”" for i in shown]
+    shown = bundle.shown_evidence(sentence.text, row.evidence or (), k=1)
+    return [f"closest in the source: sentence {i + 1}: “{clipped(text)}”" for i, text in shown]
 
 
 def load_checkers(

@@ -35,7 +35,7 @@ from functools import partial
 
 from models.arcs import extract_arcs
 from models.document import Sentence, Token
-from models.figures import words_value
+from models.figures import YEAR, words_value
 
 #: At most this many claims per sentence (more are rare and cost a model call each).
 MAX_CLAIMS = 5
@@ -214,8 +214,6 @@ def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:
 #: At most this many appositive claims per sentence.
 MAX_DESCRIBED = 3
 
-#: A year a claim states ("in 1968").
-YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 #: An interval a text states: "four years after", "14 years before", "the year after".
 INTERVAL = re.compile(
     r"\b(?P<n>an?|the|[a-z]+(?:-[a-z]+)?|\d{1,3})\s+years?\s+(?:after|before|earlier|later)\b",

@@ -157,7 +157,8 @@ _FIGURE = re.compile(
     rf"(?![\w-])",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+#: A year as a figure's words write it ("1968").
+YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 HEDGE_DIRECTION = dict(_HEDGES)
 
 
@@ -208,7 +209,7 @@ def find_figures(text: str) -> list[Figure]:
         kind, value, precision = "count", None, None
         if m.group("share_of"):
             part, whole = words_value(m.group("part")), words_value(m.group("whole"))
-            if part is not None and whole and part < whole and not _YEAR.fullmatch(m["whole"]):
+            if part is not None and whole and part < whole and not YEAR.fullmatch(m["whole"]):
                 kind, value, precision = "share", 100.0 * part / whole, 10.0
                 direction = direction or "near"  # "seven in ten" rounds whatever the hedge
         elif m.group("fraction"):
@@ -218,7 +219,7 @@ def find_figures(text: str) -> list[Figure]:
             kind, value = "share", float(m.group("pvalue").replace(",", ""))
         else:
             said = m.group("count")
-            if said.lower() in ("a", "an") or (hedge is None and _YEAR.fullmatch(said)):
+            if said.lower() in ("a", "an") or (hedge is None and YEAR.fullmatch(said)):
                 continue
             value = words_value(said)
         if value is None:

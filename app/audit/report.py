@@ -34,8 +34,7 @@ from app.review.adjudication import Final, ProjectFinals, final_labels, pair_fin
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
-from models.claims import question_text
-from models.evidence import SHOWN, shown_evidence
+from models.evidence import SHOWN
 
 #: At most this many flagged pairs are listed in full (the rest are counted).
 FLAGGED_LIMIT = 300
@@ -608,9 +607,6 @@ def flagged_section(ctx: ReportContext) -> Section | None:
                 body += f'<p class="note">on the pair: {_final_text(pair_f)}</p>'
             elif pair_f.judgment.error_type or pair_f.judgment.note:
                 body += f'<p class="note">editor on the pair: {_judgment_text(pair_f.judgment)}</p>'
-        source = [(s.idx, s.text) for s in b.source_sentences]
-        texts = dict(source)
-        question = question_text(b.output.context)
         for s, score, final, window, detail in lines:
             verdict = "" if final is None else f" · {_final_text(final)}"
             body += (
@@ -620,12 +616,12 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             if detail:  # what the checker found, one finding a line
                 body += f'<p class="detail">{esc(detail)}</p>'
             read = set(window)
-            shown = shown_evidence(source, s.text, read, question=question)
+            shown = b.shown_evidence(s.text, read)
             if shown:
                 body += "<ol class='evidence'>"
-                for idx, rank in sorted(shown.items(), key=lambda ir: ir[1]):
+                for rank, (idx, text) in enumerate(shown, start=1):
                     mark = " ●" if idx in read else ""
-                    body += f"<li>▸{rank}{mark} {esc(texts[idx])}</li>"
+                    body += f"<li>▸{rank}{mark} {esc(text)}</li>"
                 body += "</ol>"
             else:
                 body += "<p class='none'>no source sentence shares its words</p>"

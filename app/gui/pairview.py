@@ -26,7 +26,6 @@ from app.store.findings import CONFLICT_GLYPH, conflict_words, finding_lines
 from app.store.project import Project
 from models.checkers.questions import Said
 from models.claims import question_text
-from models.evidence import shown_evidence
 
 LEGEND = (
     "Marks: ✔ supported (green)  ✘ unsupported (red, wavy underline)  "
@@ -274,9 +273,8 @@ class PairView(QWidget):
             if row is not None and row.evidence:
                 window = set(row.evidence)
                 said = next(s.text for s in b.sentences if s.id == unit.key.sentence_id)
-                src = [(s.idx, s.text) for s in b.source_sentences]
-                question = question_text(b.output.context)
-                evidence = shown_evidence(src, said, window, question=question)
+                shown = b.shown_evidence(said, window)
+                evidence = {idx: rank for rank, (idx, _text) in enumerate(shown, start=1)}
         if hide_source:
             self.source_view.setPlainText(
                 "(Source hidden: first decide whether the output is interpretable on its own.)"

@@ -7,7 +7,7 @@ building ORM instances was most of the cost of a large export.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -31,6 +31,8 @@ from app.store.schema import (
 )
 from app.thresholds import DEFAULT_THRESHOLD
 from models.checkers.questions import Said
+from models.claims import question_text
+from models.evidence import SHOWN, shown_evidence
 
 
 @dataclass
@@ -53,6 +55,17 @@ class PairBundle:
         too long to parse), when it did: its sentences then have no scores of their own."""
         pair, sentences, _arcs = self.scores.get(checker, (None, {}, {}))
         return pair.reason if pair is not None and pair.score is None and not sentences else None
+
+    def shown_evidence(
+        self, sentence: str, window: Collection[int] = (), k: int = SHOWN
+    ) -> list[tuple[int, str]]:
+        """The source sentences to show for an output sentence, best first, as (index, text): a
+        bare answer ("No.") is matched through its question (:func:`models.evidence.
+        shown_evidence`)."""
+        source = [(s.idx, s.text) for s in self.source_sentences]
+        ranks = shown_evidence(source, sentence, window, k, question_text(self.output.context))
+        texts = dict(source)
+        return [(idx, texts[idx]) for idx in sorted(ranks, key=ranks.__getitem__)]
 
     def conflicts(self, sid: int) -> list[Said]:
         """What the question-based check finds the source answering otherwise in output

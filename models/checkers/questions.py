@@ -52,7 +52,7 @@ from models.checkers.base import (
     unchecked_reason,
 )
 from models.document import ParsedText, Sentence, Token
-from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, number_value
+from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, YEAR, number_value
 
 NOT_ASKED = "no name or number to ask about"
 YES_NO = "a yes/no answer: its names and figures are the question's"
@@ -147,7 +147,7 @@ def _kind(tokens: Sequence[Token]) -> str:
     "number" or "name"; an answer is only compared with one of its kind."""
     if any(t.lemma in DATE_WORDS for t in tokens):
         return "date"
-    if any(t.pos == "NUM" and re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", t.text) for t in tokens):
+    if any(t.pos == "NUM" and YEAR.fullmatch(t.text) for t in tokens):
         return "year"
     if all(t.pos == "NUM" for t in tokens):
         return "number"
@@ -668,7 +668,9 @@ class QuestionChecker(OnePairAtATime):
 
     name = "questions"
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
-    #: given as two numbers ("seven in ten") is one answer (:func:`_shares`).
+    #: given as two numbers ("seven in ten") is one answer (:func:`_shares`); 4: a title before a
+    #: name answers who holds it (:func:`_titled`); 5-7: each name of a list fills its slot, a
+    #: score copied with spaces is the source's, "UNK" and "the Frenchman" are not asked about.
     version = f"7+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
