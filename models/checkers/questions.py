@@ -75,6 +75,10 @@ DATE_WORDS = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
+#: Parts of a day or week that a date names ("Friday night", "Monday morning"): a date there
+#: answers what the time phrase answers, not "[when] night", which any other event's "Friday
+#: night" would fill.
+DAY_PARTS = frozenset("morning afternoon evening night weekend week".split())
 #: Words of the sentence kept on each side of the slot (governor and answer) in a question.
 CONTEXT = 4
 #: Words quoted of the source sentence that gives an answer.
@@ -203,6 +207,8 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     elif rel in WHEN:
         rel = "when"
     elif rel == "appos" or rel in INSIDE:
+        if head.lemma.lower() in DAY_PARTS and root.lemma.lower() in DATE_WORDS:
+            return _slot(sentence, head)  # "on Friday night": the slot of "night"
         rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
     if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
         return None
@@ -495,7 +501,14 @@ class SourceIndex:
             if near:
                 return Finding(a, SAME, min(near, key=lambda b: abs((b.value or 0) - share)))
             return Finding(a, UNDECIDED, None)
-        fillers = [b for b in self.by_slot.get((a.lemma, a.relation), []) if _comparable(a, b)]
+        # the names listed beside this one ("Henderson and Mignolet played"), which take the
+        # source's answers they give: "Henderson played" answers Henderson, not Mignolet
+        mates = [o for o in siblings if o.relation == a.relation and o.kind == a.kind]
+        fillers = [
+            b
+            for b in self.by_slot.get((a.lemma, a.relation), [])
+            if _comparable(a, b) and (_same(a, b) or not any(_same(m, b) for m in mates))
+        ]
         if fillers:
             agreement = [  # how many of the event's other answers each filler's event shares
                 sum(
@@ -670,8 +683,10 @@ class QuestionChecker(OnePairAtATime):
     #: 2: a quotation's speaker is asked about the quotation (:func:`ask_speakers`); 3: a share
     #: given as two numbers ("seven in ten") is one answer (:func:`_shares`); 4: a title before a
     #: name answers who holds it (:func:`_titled`); 5-7: each name of a list fills its slot, a
-    #: score copied with spaces is the source's, "UNK" and "the Frenchman" are not asked about.
-    version = f"7+{QA_REVISION}"
+    #: score copied with spaces is the source's, "UNK" and "the Frenchman" are not asked about;
+    #: 8: a name listed beside another leaves it the source's answer that it gives, and a day in
+    #: a time phrase ("on Friday night") is asked about the phrase's event.
+    version = f"8+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

@@ -84,6 +84,7 @@ def _demo(limit: int | None) -> list[tuple[object, int]]:
 
 def readings(checker, item) -> list[tuple[int, bool, dict[int | None, object]]]:
     """(owner sentence, denies, {window size: the model's class probabilities}) of each claim."""
+    from models.checkers.nli import NO_EVIDENCE
     from models.evidence import build_windows
 
     plan = checker._plan(item)
@@ -103,10 +104,13 @@ def readings(checker, item) -> list[tuple[int, bool, dict[int | None, object]]]:
         text = restated.text
         deny = plan.owners[u] in plan.denies
         rows = {}
+        # each reading less what the model reads into the claim with no evidence, as the checker
+        # reads it (NLISentenceChecker._debiased)
+        alone = checker._probs([NO_EVIDENCE], [text])[0] if checker._neutral is not None else None
         for size, windows in per_size.items():
             w = windows[u]
             if w.not_checked is None:
-                rows[size] = checker._probs([w.text], [text])[0]
+                rows[size] = checker._debiased(checker._probs([w.text], [text])[0], alone)
         out.append((plan.owners[u], deny, rows))
     return out
 

@@ -61,16 +61,20 @@ def test_scores_every_sentence_by_its_support_margin(tmp_path: Path) -> None:
     assert seen[-1] == (1, 1)  # progress counts pairs
 
     # The checker reads the entailment and contradiction columns, against the most relevant
-    # source sentence and against the five most relevant (here the whole source), and keeps
-    # the better reading: compare with the model.
-    def margin(premise: str) -> float:
+    # source sentence and against the five most relevant (here the whole source): as entailed
+    # as the better window, as contradicted as the worse one less what the model reads into
+    # the claim with no evidence: compare with the model.
+    def probs(premise: str) -> tuple[float, float]:
         enc = checker._tokenizer(premise, out.sentences[0].text, return_tensors="pt")
         with torch.no_grad():
-            probs = torch.softmax(checker._model(**enc).logits, -1)[0]
-        return support_margin(float(probs[1]), float(probs[0]))
+            row = torch.softmax(checker._model(**enc).logits, -1)[0]
+        return float(row[1]), float(row[0])
 
-    readings = [margin(src.sentences[0].text), margin(src.text)]
-    assert scores[0] == pytest.approx(max(readings), abs=1e-5)
+    readings = [probs(src.sentences[0].text), probs(src.text)]
+    _, alone = probs("")
+    entail = max(e for e, _ in readings)
+    contra = max(c - min(c, alone) for _, c in readings)
+    assert scores[0] == pytest.approx(support_margin(entail, contra), abs=1e-5)
     read: list[tuple[str, str]] = []
     probs = checker._probs
 
@@ -156,10 +160,16 @@ def test_a_no_is_supported_when_the_evidence_contradicts_what_it_denies(tmp_path
     assert claim is not None and claim.text == "The mayor did not open the bridge."
     assert claim.denies is not None and claim.denies.text == "The mayor opened the bridge."
     (result,) = checker.score([item])
-    enc = checker._tokenizer(src.text, "The mayor opened the bridge.", return_tensors="pt")
-    with torch.no_grad():
-        probs = torch.softmax(checker._model(**enc).logits, -1)[0]
-    want = support_margin(float(probs[0]), float(probs[1]))  # contradiction over entailment
+
+    def probs(premise: str) -> torch.Tensor:
+        enc = checker._tokenizer(premise, "The mayor opened the bridge.", return_tensors="pt")
+        with torch.no_grad():
+            return torch.softmax(checker._model(**enc).logits, -1)[0]
+
+    read, alone = probs(src.text), probs("")
+    # contradiction (less what the claim alone draws) over entailment
+    contra = float(read[0]) - min(float(read[0]), float(alone[0]))
+    want = support_margin(contra, float(read[1]))
     assert result.sentences[0].score == pytest.approx(want, abs=1e-5)
 
 
@@ -179,7 +189,10 @@ def test_a_flagged_no_says_what_it_denies_and_what_the_source_does_with_it(
 
     labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
     checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
-    checker._probs = lambda premises, _: np.array([row] * len(premises))  # type: ignore[method-assign]
+    # the claim alone (no evidence) reads neutral
+    checker._probs = lambda premises, _: np.array(  # type: ignore[method-assign]
+        [row if p else (0.05, 0.05, 0.9) for p in premises]
+    )
     src = parse("The mayor opened the bridge on Tuesday.")
     item = pair_input(1, src, parse("No."), "Did the mayor open the bridge?")
     (result,) = checker.score([item])
@@ -299,7 +312,8 @@ def test_the_model_reads_text_without_a_tokenizers_marks(tmp_path: Path) -> None
     out = parse("The mayor did n't open the bridge .")
     (got,) = checker.score([PairInput(1, src, out)])
     assert seen and all(h == "The mayor didn't open the bridge." for _, h in seen)
-    assert all(" -lrb- " not in p and "n't" in p and " n't" not in p for p, _ in seen)
+    evidence = [p for p, _ in seen if p]  # not the claim read with no evidence
+    assert evidence and all(" -lrb- " not in p and "n't" in p and " n't" not in p for p in evidence)
     assert out.sentences[0].text == "The mayor did n't open the bridge ."
     assert got.sentences[0].score is not None
 
@@ -321,7 +335,10 @@ def _scripted_checker(tmp_path: Path, verdicts: dict[str, str]):
         read.extend(hypotheses)
         rows = np.full((len(hypotheses), 3), 0.02, np.float32)
         for row, premise, hypothesis in zip(rows, premises, hypotheses, strict=True):
-            if "the committee chair," in premise:  # the output sentence: the guard
+            if not premise:  # the claim with no evidence: neutral, nothing to take off
+                row[:] = 0.0
+                said = "neutral"
+            elif "the committee chair," in premise:  # the output sentence: the guard
                 said = "entailment"
             elif hypothesis in verdicts:  # what the source's first sentence does with it
                 said = verdicts[hypothesis] if "chairs the committee" in premise else "neutral"

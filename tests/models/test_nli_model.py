@@ -257,9 +257,10 @@ def test_the_onnx_runtime_reads_id2label(onnx_nli: Path) -> None:
     src = parse("The mayor opened the bridge on Tuesday.")
     out = parse("The mayor opened the bridge.")
     (result,) = checker.score([PairInput(1, src, out)])
-    probs = OnnxNLI(onnx_nli).predict([src.text], [out.sentences[0].text])[0]
+    probs, alone = OnnxNLI(onnx_nli).predict([src.text, ""], [out.sentences[0].text] * 2)
     assert probs.sum() == pytest.approx(1.0, abs=1e-5)
-    want = support_margin(float(probs[1]), float(probs[0]))
+    # entailment over contradiction, less the contradiction of the claim with no evidence
+    want = support_margin(float(probs[1]), float(probs[0]) - min(probs[0], alone[0]))
     assert result.sentences[0].score == pytest.approx(want, abs=1e-6)
 
 
@@ -286,8 +287,8 @@ def test_a_no_is_judged_by_the_contradiction_of_what_it_denies(onnx_nli: Path) -
     no = pair_input(1, src, parse("No."), "Did the mayor open the bridge?")
     yes = pair_input(2, src, parse("Yes."), "Did the mayor open the bridge?")
     (r_no, r_yes) = checker.score([no, yes])
-    probs = OnnxNLI(onnx_nli).predict([src.text], ["The mayor opened the bridge."])[0]
-    contra, entail = float(probs[0]), float(probs[1])
+    probs, alone = OnnxNLI(onnx_nli).predict([src.text, ""], ["The mayor opened the bridge."] * 2)
+    contra, entail = float(probs[0]) - min(float(probs[0]), float(alone[0])), float(probs[1])
     assert r_no.sentences[0].score == pytest.approx(support_margin(contra, entail), abs=1e-6)
     assert r_yes.sentences[0].score == pytest.approx(support_margin(entail, contra), abs=1e-6)
 
@@ -295,7 +296,8 @@ def test_a_no_is_judged_by_the_contradiction_of_what_it_denies(onnx_nli: Path) -
 class _Rules:
     """Stands in for the model: a text entails any claim made of its own words (a sentence its
     claims); otherwise a claim with "2020" is contradicted by a sentence with "2019", one with
-    "praised" is not in the source, the rest is entailed (columns: c, e, n)."""
+    "praised" is not in the source, the rest is entailed (columns: c, e, n). A claim read with
+    no evidence is neutral."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
@@ -304,7 +306,9 @@ class _Rules:
         rows = []
         for premise, hypothesis in zip(premises, hypotheses, strict=True):
             self.calls.append((premise, hypothesis))
-            if set(re.findall(r"\w+", hypothesis)) <= set(re.findall(r"\w+", premise)):
+            if not premise:
+                rows.append([0.0, 0.0, 1.0])
+            elif set(re.findall(r"\w+", hypothesis)) <= set(re.findall(r"\w+", premise)):
                 rows.append([0.02, 0.95, 0.03])
             elif "2020" in hypothesis and "2019" in premise:
                 rows.append([0.9, 0.05, 0.05])
@@ -397,13 +401,16 @@ def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
     assert all(len(r.windows[0]) <= len(r.windows[-1]) for r in readings)
     checker.score([PairInput(1, src, out)])
     read = {(w, r.hypothesis) for r in readings for w in r.windows}
-    # scoring reads every reading; beyond them only the checks that the sentence entails each
-    # of its claims and the one-sentence checks of a flagged claim's explanation
+    # scoring reads every reading and each claim with no evidence; beyond them only the checks
+    # that the sentence entails each of its claims and the one-sentence checks of a flagged
+    # claim's explanation
     assert read <= set(rules.calls)
+    assert {("", r.hypothesis) for r in readings} <= set(rules.calls)
     sentence = out.sentences[0].text
     assert {(sentence, r.hypothesis) for r in readings[:2]} <= set(rules.calls) - read
     assert all(
-        p == sentence or h == "The mayor was elected in 2020" for p, h in set(rules.calls) - read
+        p in ("", sentence) or h == "The mayor was elected in 2020"
+        for p, h in set(rules.calls) - read
     )
 
 
@@ -484,11 +491,11 @@ def test_progress_counts_pairs_not_claims(onnx_nli: Path) -> None:
         batch_size=1,
         progress=lambda d, t: seen.append((d, t)),
     )
-    # a step per model call of a claim against an evidence window (two or three claims a pair,
-    # as the random model reads the split)
+    # a step per model call of a claim against an evidence window or against none (two or
+    # three claims a pair, as the random model reads the split)
     claims = len(checker.readings(PairInput(1, src, out)))
     assert claims in (2, 3)
-    assert len(seen) == 2 * claims * len(WINDOW_SIZES)
+    assert len(seen) == 2 * claims * (len(WINDOW_SIZES) + 1)
     assert all(t == 2 and 0 <= d <= 2 for d, t in seen) and seen[-1] == (2, 2)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
@@ -632,3 +639,40 @@ def test_the_record_counts_the_files_of_the_pairs_that_trained(tmp_path: Path) -
     # trained, so the counts add up to the pairs seen (20), not to the list's length (12)
     assert record["pairs_seen"] == 20
     assert sum(record["mix"].values()) == 20 and set(record["mix"]) <= {"file0", "file1", "file2"}
+
+
+def test_the_contradiction_a_claim_draws_with_no_evidence_is_not_the_source_s(
+    onnx_nli: Path,
+) -> None:
+    """A negated claim draws contradiction from the model whatever the premise (read with no
+    evidence here: 0.4). That much is not counted against it: a source that says it is not
+    flagged, one that says nothing of it is "not found" rather than "contradicted", and one
+    that contradicts it beyond that still is."""
+    from models.checkers.nli import NLISentenceChecker
+
+    checker = NLISentenceChecker(onnx_nli, device="cpu")
+
+    def predict(premises, hypotheses, batch_size=16):  # noqa: ANN001, ANN202
+        rows = []  # columns: c, e, n
+        for premise in premises:
+            if "does not run" in premise:
+                rows.append([0.4, 0.55, 0.05])
+            elif "every day of the year" in premise:
+                rows.append([0.9, 0.05, 0.05])
+            else:  # no evidence, or a sentence that does not bear on it
+                rows.append([0.4, 0.05, 0.55])
+        return np.asarray(rows, np.float32)
+
+    checker._onnx.predict = predict  # type: ignore[union-attr,method-assign]
+    claim = parse("The ferry never sails in winter.")
+    said, silent, contradicted = checker.score(
+        [
+            PairInput(1, parse("The ferry does not run between October and April."), claim),
+            PairInput(2, parse("The ferry company was founded in 1950."), claim),
+            PairInput(3, parse("The ferry sails every day of the year."), claim),
+        ]
+    )
+    assert said.score > 0.5 and said.sentences[0].detail is None
+    assert silent.score < 0.5 and silent.sentences[0].detail == "not found in the source"
+    assert contradicted.score < 0.5
+    assert (contradicted.sentences[0].detail or "").startswith("contradicted by source sentence 1")

@@ -284,3 +284,39 @@ def test_a_person_named_by_nation_is_not_a_name_to_ask_about() -> None:
         "whether Olivier Giroud can win the league.",
     )
     assert "✗" not in " ".join(lines(r)) and not any("output: Frenchman" in x for x in lines(r))
+
+
+def test_a_name_listed_beside_another_is_not_a_conflict_with_that_name() -> None:
+    """ "Henderson and Mignolet both played …" against a source whose sentence on the game names
+    only Henderson: Henderson takes that answer, so Mignolet is not contradicted by it (he is
+    in the source, in another role: undecided). A list whose other name the source does not
+    give is still a conflict."""
+    source = (
+        "Henderson played his 47th game of the season on Sunday. Henderson and Liverpool "
+        "goalkeeper Simon Mignolet were the only ever-presents."
+    )
+    r = check(source, "Jordan Henderson and Simon Mignolet both played their 47th game.")
+    assert "✗" not in " ".join(lines(r)) and r.score == 0.75
+    r = check(
+        "Anna Berg and Carl Holm won the doubles final.",
+        "Anna Berg and Petra Lind won the doubles final.",
+    )
+    assert r.score == 0.0
+    assert any("output: Petra Lind · source: Carl Holm" in line for line in lines(r))
+
+
+def test_the_day_of_a_time_phrase_is_asked_about_its_event_not_the_phrase() -> None:
+    """ "on Friday night" asks when the event happened; "[when] night" would be answered by any
+    other event's "Friday night" in the source (probe-093: the pharmacy's break-in dated the
+    jewellery shop's)."""
+    source = (
+        "Police arrested a man on Sunday after a break-in at the Harlow jewellery shop. A second "
+        "break-in, at a pharmacy on Wren Lane on Friday night, is being investigated."
+    )
+    r = check(source, "The break-in at the Harlow jewellery shop happened on Friday night.")
+    (friday,) = [line for line in lines(r) if "output: Friday" in line]
+    assert r.score < 1.0 and not friday.endswith("✓")
+    source = "The council voted on Monday night to close the pool."
+    assert check(source, "The council voted on Monday night to close the pool.").score == 1.0
+    r = check(source, "The council voted on Friday night to close the pool.")
+    assert r.score == 0.0 and any("output: Friday · source: Monday" in x for x in lines(r))
