@@ -79,6 +79,8 @@ DATE_WORDS = frozenset(
 #: answers what the time phrase answers, not "[when] night", which any other event's "Friday
 #: night" would fill.
 DAY_PARTS = frozenset("morning afternoon evening night weekend week".split())
+#: Words that open a clause asking or supposing its event, whose polarity it does not state.
+OPEN_MARKS = frozenset({"whether", "if", "unless"})
 #: Words of the sentence kept on each side of the slot (governor and answer) in a question.
 CONTEXT = 4
 #: Words quoted of the source sentence that gives an answer.
@@ -120,6 +122,9 @@ class Answer:
     relation: str  # normalised relation to it
     negated: bool  # the governing word is negated ("did not approve", "never won")
     question: str  # the sentence with the answer replaced by its wh-word
+    #: the governing word is asked about or supposed ("whether Hungary would backtrack", "if
+    #: it wins"): its polarity is not stated
+    open: bool = False
 
     @property
     def frame(self) -> tuple[int, int]:
@@ -187,8 +192,10 @@ def _span(sentence: Sentence, root: Token) -> list[Token]:
 def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     """(governor, normalised relation) of an answer's root; None when it has none."""
     toks = sentence.tokens
-    while root.dep == "conj" and root.head != root.i and toks[root.head].pos in ANSWER_POS:
-        root = toks[root.head]  # "alongside Holland, Italy and Spain": each fills that slot
+    # "alongside Holland, Italy and Spain": each fills that slot; "Fabregas, Matic and Oscar"
+    # parsed as an appositive name that heads the rest of the list is a list too
+    while root.head != root.i and toks[root.head].pos in ANSWER_POS and _listed(toks, root):
+        root = toks[root.head]
     if root.head == root.i:
         return None
     head, rel = toks[root.head], root.dep
@@ -213,6 +220,15 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
         return None
     return head, rel
+
+
+def _listed(toks: Sequence[Token], t: Token) -> bool:
+    """Whether name ``t`` is a later item of a list of names: a conjunct, or an appositive
+    that heads conjuncts of its own ("Fabregas, Matic and Oscar" read as Fabregas -appos->
+    Matic -conj-> Oscar)."""
+    if t.dep == "conj":
+        return True
+    return t.dep == "appos" and any(c.dep == "conj" and c.head == t.i != c.i for c in toks)
 
 
 def _question(sentence: Sentence, span: Sequence[Token], governor: Token, wh: str) -> str:
@@ -243,6 +259,16 @@ def _hedge(toks: Sequence[Token], start: int) -> str | None:
 def _negated(toks: Sequence[Token], governor: int) -> bool:
     """Whether the governing word of an answer is negated ("did not approve")."""
     return any(c.head == governor and c.dep == "neg" for c in toks if c.i != c.head)
+
+
+def _open(toks: Sequence[Token], governor: int) -> bool:
+    """Whether the governing word of an answer heads a clause that asks or supposes rather than
+    states ("whether Hungary would backtrack", "if Rovers win")."""
+    return any(
+        c.head == governor and c.dep == "mark" and c.lemma.lower() in OPEN_MARKS
+        for c in toks
+        if c.i != c.head
+    )
 
 
 def _shares(toks: Sequence[Token]) -> dict[int, int]:
@@ -294,6 +320,7 @@ def _share(sentence: Sentence, first: Token, second: Token, *, asked: bool = Tru
         lemma=slot[0].lemma,
         relation=slot[1],
         negated=_negated(toks, slot[0].i),
+        open=_open(toks, slot[0].i),
         question=_question(sentence, span, slot[0], WH["share"]),
     )
 
@@ -352,6 +379,7 @@ def _answer(sentence: Sentence, root: Token, governor: Token, relation: str) -> 
         lemma=governor.lemma,
         relation=relation,
         negated=_negated(toks, governor.i),
+        open=_open(toks, governor.i),
         question=_question(sentence, span, governor, WH[kind]),
     )
 
@@ -522,7 +550,8 @@ class SourceIndex:
             for b in fillers:
                 if _same(a, b):
                     # the same event: asked as a yes/no question, does the source agree?
-                    if a.negated != b.negated:
+                    # one side negates it, the other not: a conflict where both state it
+                    if a.negated != b.negated and not (a.open or b.open):
                         return Finding(a, OTHER, b, polarity=True)
                     return Finding(a, SAME, b)
             return Finding(a, OTHER, fillers[0])
@@ -685,8 +714,10 @@ class QuestionChecker(OnePairAtATime):
     #: name answers who holds it (:func:`_titled`); 5-7: each name of a list fills its slot, a
     #: score copied with spaces is the source's, "UNK" and "the Frenchman" are not asked about;
     #: 8: a name listed beside another leaves it the source's answer that it gives, and a day in
-    #: a time phrase ("on Friday night") is asked about the phrase's event.
-    version = f"8+{QA_REVISION}"
+    #: a time phrase ("on Friday night") is asked about the phrase's event; 9: a list read as
+    #: an appositive heading the rest is a list, and a negation is no conflict with an event
+    #: asked about or supposed ("whether Hungary would backtrack").
+    version = f"9+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

@@ -320,3 +320,26 @@ def test_the_day_of_a_time_phrase_is_asked_about_its_event_not_the_phrase() -> N
     assert check(source, "The council voted on Monday night to close the pool.").score == 1.0
     r = check(source, "The council voted on Friday night to close the pool.")
     assert r.score == 0.0 and any("output: Friday · source: Monday" in x for x in lines(r))
+
+
+def test_a_negation_is_no_conflict_with_an_event_the_source_only_asks_about() -> None:
+    """ "Asked whether Hungary would backtrack …" states neither that it will nor that it will
+    not: "Hungary will not backtrack" is not a dropped negation. A source that states the event
+    still is one."""
+    out = "Hungary will not backtrack on the laws."
+    asked = check("Asked on Monday whether Hungary would backtrack on the laws, he said no.", out)
+    assert asked.score == 1.0 and "negation" not in " ".join(lines(asked))
+    stated = check("Hungary backtracked on the laws on Monday.", out)
+    assert stated.score == 0.0 and "the output adds a negation" in lines(stated)[0]
+
+
+def test_a_list_parsed_as_an_appositive_is_a_list() -> None:
+    """ "Cesc Fabregas, Nemanja Matic and Oscar" comes out of the parser as Fabregas with the
+    appositive "Matic and Oscar": each name is still asked as the verb's subject, so the
+    source's "Oscar is struggling" answers Oscar, not Fabregas."""
+    r = check(
+        "Oscar is struggling, Mourinho admitted. Fabregas has been poor too.",
+        "Cesc Fabregas, Nemanja Matic and Oscar have struggled in recent weeks.",
+    )
+    assert "✗" not in " ".join(lines(r))
+    assert any("output: Oscar · source: Oscar" in line for line in lines(r))
