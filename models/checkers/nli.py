@@ -264,13 +264,7 @@ class NLISentenceChecker:
             # one pass serves both only when both read the very same session
             if heads is not None and heads.runs_session(self._onnx.session):
                 self._heads = heads
-            self._entail = entailment_index(self._onnx.id2label)
-            self._contradict = contradiction_index(self._onnx.id2label)
-            self._neutral = (
-                neutral_index(self._onnx.id2label, self._entail, self._contradict)
-                if read_alone
-                else None
-            )
+            self._classes(self._onnx.id2label, read_alone)
             self.max_tokens = min(max_tokens, self._onnx.max_length)
             self.runs_on = self._onnx.runs_on
             bundled = model_dir is None
@@ -299,13 +293,7 @@ class NLISentenceChecker:
         self._device = torch_device(device)
         self._model.to(self._device).eval()
         self.runs_on = f"{self._device} fp32 (torch)"
-        self._entail = entailment_index(self._model.config.id2label)
-        self._contradict = contradiction_index(self._model.config.id2label)
-        self._neutral = (
-            neutral_index(self._model.config.id2label, self._entail, self._contradict)
-            if read_alone
-            else None
-        )
+        self._classes(self._model.config.id2label, read_alone)
         limit = getattr(self._tokenizer, "model_max_length", max_tokens) or max_tokens
         limit = min(limit, max_tokens, getattr(self._model.config, "max_position_embeddings", 512))
         self.max_tokens = int(limit)
@@ -313,6 +301,15 @@ class NLISentenceChecker:
         self.version = (
             f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{_claims_revision(read_alone)}"
             f"+{READ_REVISION}"
+        )
+
+    def _classes(self, id2label: dict[Any, str], read_alone: bool) -> None:
+        """The model's entailment, contradiction and (``read_alone``, three-way models: the
+        no-evidence reading is taken off, :meth:`_debiased`) neutral columns."""
+        self._entail = entailment_index(id2label)
+        self._contradict = contradiction_index(id2label)
+        self._neutral = (
+            neutral_index(id2label, self._entail, self._contradict) if read_alone else None
         )
 
     def count_tokens(self, text: str) -> int:
@@ -642,7 +639,7 @@ class NLISentenceChecker:
         unit: int,
         row: np.ndarray,
         claims: int,
-        alone: np.ndarray | None = None,
+        alone: np.ndarray | None,
     ) -> str:
         """Words for a flagged claim: which one, and what the source does with it (``row``: the
         reading that decided it, see :meth:`_reading`; ``alone``: the claim's reading with no

@@ -256,19 +256,20 @@ def _hedge(toks: Sequence[Token], start: int) -> str | None:
     return "near" if before & NEAR else None
 
 
+def _dependents(toks: Sequence[Token], governor: int, dep: str) -> list[Token]:
+    """The words that hang from token ``governor`` by relation ``dep``."""
+    return [c for c in toks if c.head == governor and c.dep == dep and c.i != c.head]
+
+
 def _negated(toks: Sequence[Token], governor: int) -> bool:
     """Whether the governing word of an answer is negated ("did not approve")."""
-    return any(c.head == governor and c.dep == "neg" for c in toks if c.i != c.head)
+    return bool(_dependents(toks, governor, "neg"))
 
 
 def _open(toks: Sequence[Token], governor: int) -> bool:
     """Whether the governing word of an answer heads a clause that asks or supposes rather than
     states ("whether Hungary would backtrack", "if Rovers win")."""
-    return any(
-        c.head == governor and c.dep == "mark" and c.lemma.lower() in OPEN_MARKS
-        for c in toks
-        if c.i != c.head
-    )
+    return any(c.lemma.lower() in OPEN_MARKS for c in _dependents(toks, governor, "mark"))
 
 
 def _shares(toks: Sequence[Token]) -> dict[int, int]:
