@@ -124,10 +124,13 @@ def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     bags, df = _source_terms(tuple(source_sentences))
     n = len(bags) or 1
     weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in terms(sentence)}
-    total = sum(weights.values())
+    # fsum: exactly rounded whatever the order of the terms (a set's order changes from one run
+    # of Python to the next), so sentences that match the same terms tie exactly and the tie
+    # goes the same way in every run
+    total = math.fsum(weights.values())
     if not total:
         return [0.0] * len(bags)
-    return [sum(w for t, w in weights.items() if t in bag) / total for bag in bags]
+    return [math.fsum(w for t, w in weights.items() if t in bag) / total for bag in bags]
 
 
 def fuse_rankings(*scores: Sequence[float], k: int = RRF_K) -> list[float]:
@@ -213,8 +216,10 @@ class LexicalRetriever:
         for sentence in sentences:
             lemmas = set(content_lemmas(sentence)) or {t.lemma for t in sentence.tokens}
             weights = {lem: math.log(1 + n / (1 + df.get(lem, 0))) for lem in lemmas}
-            total = sum(weights.values()) or 1.0
-            out.append([sum(w for lem, w in weights.items() if lem in bag) / total for bag in bags])
+            total = math.fsum(weights.values()) or 1.0  # order-free, as in text_relevance
+            out.append(
+                [math.fsum(w for lem, w in weights.items() if lem in bag) / total for bag in bags]
+            )
         return out
 
 

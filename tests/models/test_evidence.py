@@ -159,3 +159,56 @@ def test_fuse_rankings_is_reciprocal_rank_fusion() -> None:
     assert fused[2] == 0.0
     with pytest.raises(ValueError, match="differ in length"):
         fuse_rankings([0.1], [0.1, 0.2])
+
+
+# Two source sentences that each hold a different one of two equally rare terms of a claim
+# ("Tuesday", "Monday"), beside the same common ones: equally relevant. In different runs of
+# Python the claim's terms (a set) come in different orders.
+TIED_SOURCE = [
+    "On Tuesday an audit found 41 per cent of Clinton's twitter audience inactive and 25 fake.",
+    "On Monday an audit found 41 per cent of Clinton's twitter audience inactive and 25 fake.",
+    "The study of the former secretary of state was published by a software firm.",
+    "Rivals have similar shares of accounts that never post.",
+]
+TIED_CLAIM = (
+    "An audit published on Monday and Tuesday by a software firm found 41 per cent of Clinton's "
+    "twitter audience inactive and 25 per cent fake, among the former secretary's followers."
+)
+_RELEVANCE_SCRIPT = """
+import json, sys
+from models.evidence import LexicalRetriever, text_relevance
+from models.parsing import parse
+source, claim = json.loads(sys.stdin.read())
+lexical = LexicalRetriever().rank(parse(" ".join(source)), parse(claim).sentences)
+print(json.dumps([[repr(v) for v in text_relevance(source, claim)], [repr(v) for v in lexical[0]]]))
+"""
+
+
+def test_relevance_is_the_same_in_every_run_of_python() -> None:
+    """A set's order changes with the interpreter's string hashing; summed in that order, two
+    sentences that match the same terms came out a rounding error apart, one way or the other,
+    and that flipped which one a one-sentence evidence window held (a FRANK pair's `nli`
+    score moved between 0.10 and 0.23 from one run to the next)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    runs = set()
+    for seed in ("0", "7", "9", "11", "12"):
+        done = subprocess.run(
+            [sys.executable, "-c", _RELEVANCE_SCRIPT],
+            input=json.dumps([TIED_SOURCE, TIED_CLAIM]),
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        runs.add(done.stdout)
+    assert len(runs) == 1
+    text, lexical = json.loads(runs.pop())
+    assert text[0] == text[1] and lexical[0] == lexical[1]  # an exact tie, broken by position
+    assert float(text[0]) > float(text[2]) > float(text[3])
