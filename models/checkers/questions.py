@@ -555,7 +555,13 @@ class SourceIndex:
                     if a.negated != b.negated and not (a.open or b.open):
                         return Finding(a, OTHER, b, polarity=True)
                     return Finding(a, SAME, b)
-            return Finding(a, OTHER, fillers[0])
+            if best == 0 and siblings:
+                # no source event with this word shares an answer in its role: a conflict only
+                # with one that could be this event (:meth:`_could_be`); "The US were beaten
+                # 3-2" is another event than "Williams beat Errani 4-6"
+                fillers = [b for b in fillers if self._could_be(b, siblings)]
+            if fillers:
+                return Finding(a, OTHER, fillers[0])
         if a.kind == "name":
             present = any(_name_word(w) in self.names for w in a.words)
         elif a.kind == "number":
@@ -567,6 +573,16 @@ class SourceIndex:
         # A figure the source does not state may still follow from it ("two in five" for 41%,
         # "fourteen years after" from two dates): without arithmetic it is left undecided.
         return Finding(a, ABSENT if a.kind == "name" else UNDECIDED, None)
+
+    def _could_be(self, b: Answer, siblings: Sequence[Answer]) -> bool:
+        """Whether the source event of answer ``b`` may be the output's event whose other
+        answers are ``siblings``: it has no other answer, or it names one of their names in any
+        role (``b`` included: "Vasquez beat Tanabe" against "Tanabe beat Vasquez"). Figures do
+        not tie events: "3" is in "beat Errani 4-6 6-3" and in "were beaten 3-2"."""
+        frame = self.frames[b.frame]
+        if all(c is b for c in frame):
+            return True
+        return any(o.kind == c.kind == "name" and _same(o, c) for o in siblings for c in frame)
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -717,8 +733,10 @@ class QuestionChecker(OnePairAtATime):
     #: 8: a name listed beside another leaves it the source's answer that it gives, and a day in
     #: a time phrase ("on Friday night") is asked about the phrase's event; 9: a list read as
     #: an appositive heading the rest is a list, and a negation is no conflict with an event
-    #: asked about or supposed ("whether Hungary would backtrack").
-    version = f"9+{QA_REVISION}"
+    #: asked about or supposed ("whether Hungary would backtrack"); 10: a source event with the
+    #: same word that shares no answer with the output's event conflicts only where it could be
+    #: that event (:meth:`SourceIndex._could_be`).
+    version = f"10+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

@@ -343,3 +343,26 @@ def test_a_list_parsed_as_an_appositive_is_a_list() -> None:
     )
     assert "✗" not in " ".join(lines(r))
     assert any("output: Oscar · source: Oscar" in line for line in lines(r))
+
+
+def test_an_event_that_shares_no_name_with_the_source_s_is_another_event() -> None:
+    """The same verb does not make the same event: "The US were beaten 3-2" tells of the tie,
+    not of "Williams beat Errani 4-6 7-6 6-3", whose scores and names it shares none of; its
+    answers are no conflict there. A source event that names one of the event's people (in any
+    role: a swap) or nothing else may be the same event, and still conflicts."""
+    source = (
+        "Serena Williams prevailed 4-6 7-6 6-3 against Sara Errani in the opening rubber. The US "
+        "were beaten 3-2 by Italy in the tie."
+    )
+    r = check(source, "Serena Williams beat Sara Errani 4-6 7-6 6-3.")
+    assert "✗" not in " ".join(lines(r))
+    swapped = check(
+        "Tanabe had beaten Vasquez in the final.", "Vasquez had beaten Tanabe in the final."
+    )
+    assert swapped.score == 0.0
+    assert any("output: Vasquez · source: Tanabe" in line for line in lines(swapped))
+    dated = check(
+        "Building began in 1893, and the library opened on 12 October 1896.",
+        "The Carrow Street Library opened on 12 October 1893.",
+    )
+    assert any("source: 12 October 1896" in x and x.endswith("✗") for x in lines(dated))
