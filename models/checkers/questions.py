@@ -222,6 +222,21 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     return head, rel
 
 
+#: Nouns that measure time: a figure they take followed by "old" is an age.
+TIME_MEASURES = frozenset("year month week day".split())
+
+
+def _slot_lemma(toks: Sequence[Token], governor: Token) -> str:
+    """The word a figure's slot is known by: the governor's lemma, and "year old" for an age
+    ("the 30-year-old", "a 39-year-old woman", "30 years old"), which is not a count of years
+    ("a two-year deal", "in two years"): the two answer each other in no source."""
+    lemma = governor.lemma
+    if lemma.lower() not in TIME_MEASURES:
+        return lemma
+    after = [t for t in toks[governor.i + 1 : governor.i + 4] if t.text not in ("-", "–")]
+    return f"{lemma} old" if after and after[0].lemma.lower() == "old" else lemma
+
+
 def _listed(toks: Sequence[Token], t: Token) -> bool:
     """Whether name ``t`` is a later item of a list of names: a conjunct, or an appositive
     that heads conjuncts of its own ("Fabregas, Matic and Oscar" read as Fabregas -appos->
@@ -377,7 +392,7 @@ def _answer(sentence: Sentence, root: Token, governor: Token, relation: str) -> 
         hedge=_hedge(toks, span[0].i),
         text=sentence.text[start:end],
         governor=governor.i,
-        lemma=governor.lemma,
+        lemma=_slot_lemma(toks, governor) if kind == "number" else governor.lemma,
         relation=relation,
         negated=_negated(toks, governor.i),
         open=_open(toks, governor.i),
@@ -735,8 +750,9 @@ class QuestionChecker(OnePairAtATime):
     #: an appositive heading the rest is a list, and a negation is no conflict with an event
     #: asked about or supposed ("whether Hungary would backtrack"); 10: a source event with the
     #: same word that shares no answer with the output's event conflicts only where it could be
-    #: that event (:meth:`SourceIndex._could_be`).
-    version = f"10+{QA_REVISION}"
+    #: that event (:meth:`SourceIndex._could_be`); 11: an age ("the 30-year-old") is not a count
+    #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`).
+    version = f"11+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

@@ -366,3 +366,16 @@ def test_an_event_that_shares_no_name_with_the_source_s_is_another_event() -> No
         "The Carrow Street Library opened on 12 October 1893.",
     )
     assert any("source: 12 October 1896" in x and x.endswith("✗") for x in lines(dated))
+
+
+def test_an_age_is_not_a_count_of_years() -> None:
+    """ "the 30-year-old" and "a two-year deal" hang a figure from the same word, "year": the
+    age is asked as an age and answered by ages only (XSumFaith's "on a two-year deal" had read
+    as contradicted by "The 27-year-old was released")."""
+    source = "The 27-year-old was released by Carlisle in May."
+    r = check(source, "Tom Dale has joined Rochdale on a two-year deal.")
+    assert "✗" not in " ".join(lines(r))
+    r = check(source, "The 25-year-old was released by Carlisle in May.")
+    assert any("output: 25 · source: 27" in x and x.endswith("✗") for x in lines(r))
+    r = check("He is 30 years old and signed a two-year deal.", "He signed a three-year deal.")
+    assert any("output: three · source: two" in x and x.endswith("✗") for x in lines(r))
