@@ -438,10 +438,16 @@ def _name_word(w: str) -> str:
     return w.removesuffix("'s").removesuffix("’s").rstrip("s")
 
 
+def _joined(words: Sequence[str]) -> str:
+    """A name's words run together, without hyphens: one name written as one word or two."""
+    return "".join(words).replace("-", "")
+
+
 def _same(a: Answer, b: Answer) -> bool:
     """Whether the source's answer ``b`` gives the output's ``a``."""
     if a.kind == "name":  # "Reyes" answers "Tomas Reyes", and the other way round
-        return bool({_name_word(w) for w in a.words} & {_name_word(w) for w in b.words})
+        shared = {_name_word(w) for w in a.words} & {_name_word(w) for w in b.words}
+        return bool(shared) or _joined(a.words) == _joined(b.words)  # "Salaryman", "Salary Man"
     bounds = _range(b.text)
     if a.kind == "number" and bounds is not None:  # "10" or "10-11" for "10-11 year olds"
         inner = _range(a.text) or (a.value, a.value)
@@ -751,7 +757,8 @@ class QuestionChecker(OnePairAtATime):
     #: asked about or supposed ("whether Hungary would backtrack"); 10: a source event with the
     #: same word that shares no answer with the output's event conflicts only where it could be
     #: that event (:meth:`SourceIndex._could_be`); 11: an age ("the 30-year-old") is not a count
-    #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`).
+    #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`), and a name
+    #: written as one word is the name written as two ("Salaryman", "Salary Man").
     version = f"11+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"

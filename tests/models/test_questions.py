@@ -379,3 +379,11 @@ def test_an_age_is_not_a_count_of_years() -> None:
     assert any("output: 25 · source: 27" in x and x.endswith("✗") for x in lines(r))
     r = check("He is 30 years old and signed a two-year deal.", "He signed a three-year deal.")
     assert any("output: three · source: two" in x and x.endswith("✗") for x in lines(r))
+
+
+def test_a_name_written_as_one_word_is_the_name_written_as_two() -> None:
+    source = "Her photo book Salary Man shows office workers asleep on trains."
+    r = check(source, "Her photo book Salaryman shows office workers asleep on trains.")
+    assert r.score == 1.0 and "✗" not in " ".join(lines(r))
+    r = check(source, "Her photo book Night Shift shows office workers asleep on trains.")
+    assert r.score == 0.0
