@@ -38,7 +38,7 @@ Every question, with the output's and the source's answers, is in the sentence's
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from models.checkers.base import (
@@ -52,6 +52,7 @@ from models.checkers.base import (
     unchecked_reason,
 )
 from models.document import ParsedText, Sentence, Token
+from models.evidence import text_relevance
 from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, YEAR, number_value
 
 NOT_ASKED = "no name or number to ask about"
@@ -96,6 +97,9 @@ QUOTE_WORDS = 4
 SPEAKER_PRONOUNS = frozenset({"he", "she"})
 #: How many sentences before a quotation its speaker may be named.
 SPEAKER_BEFORE = 2
+#: The source sentences most relevant to an output sentence (text relevance), where an event
+#: that shares none of the output event's other answers may still be its event.
+NEAR_SENTENCES = 3
 #: Quotation marks as writers and word tokenizers leave them: curly, straight double, LaTeX-style
 #: (``…'' and `…'), and straight single ones that no letter touches from outside ("'a tax on
 #: people'", not the apostrophes of "Jones' car" or "it's").
@@ -540,9 +544,13 @@ class SourceIndex:
             return None
         return found[0]
 
-    def ask(self, a: Answer, siblings: Sequence[Answer]) -> Finding:
+    def ask(
+        self, a: Answer, siblings: Sequence[Answer], near: Collection[int] | None = None
+    ) -> Finding:
         """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
         the source's event when the same word governs several ("X won in 2001, Y in 2003").
+        ``near``: the source sentences most relevant to the output sentence; a source event that
+        shares none of ``siblings`` conflicts only there (None: anywhere).
         A share is answered by the source's nearest percentage or share when it rounds to it;
         else it is left undecided (the source may give it otherwise, or of something else)."""
         if a.kind == "share":
@@ -576,6 +584,10 @@ class SourceIndex:
                     if a.negated != b.negated and not (a.open or b.open):
                         return Finding(a, OTHER, b, polarity=True)
                     return Finding(a, SAME, b)
+            if best == 0 and near is not None:
+                # an event the source tells far from what the sentence draws on is another one
+                # ("Hull were beaten 2-0" is not how far "Hull City are six points adrift")
+                fillers = [b for b in fillers if b.sentence in near]
             if best == 0 and siblings:
                 # no source event with this word shares an answer in its role: a conflict only
                 # with one that could be this event (:meth:`_could_be`); "The US were beaten
@@ -758,8 +770,9 @@ class QuestionChecker(OnePairAtATime):
     #: same word that shares no answer with the output's event conflicts only where it could be
     #: that event (:meth:`SourceIndex._could_be`); 11: an age ("the 30-year-old") is not a count
     #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`), and a name
-    #: written as one word is the name written as two ("Salaryman", "Salary Man").
-    version = f"11+{QA_REVISION}"
+    #: written as one word is the name written as two ("Salaryman", "Salary Man"); 12: such an
+    #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences.
+    version = f"12+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 
@@ -788,8 +801,12 @@ class QuestionChecker(OnePairAtATime):
                 sentences.append(SentenceScore(sentence.index, None, not_checked=why))
                 continue
             answers = _answers(judged[n])
+            relevance = text_relevance(index.texts, judged[n].text)
+            near = sorted(range(len(relevance)), key=lambda i: (-relevance[i], i))[:NEAR_SENTENCES]
             asked = [
-                index.ask(a, [o for o in answers if o.governor == a.governor and o is not a])
+                index.ask(
+                    a, [o for o in answers if o.governor == a.governor and o is not a], set(near)
+                )
                 for a in answers
             ]
             # conflicts first: what the editor must look at

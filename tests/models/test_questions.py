@@ -387,3 +387,21 @@ def test_a_name_written_as_one_word_is_the_name_written_as_two() -> None:
     assert r.score == 1.0 and "✗" not in " ".join(lines(r))
     r = check(source, "Her photo book Night Shift shows office workers asleep on trains.")
     assert r.score == 0.0
+
+
+def test_an_event_far_from_what_the_sentence_draws_on_is_another_event() -> None:
+    """Stoke's "two points clear" is no answer to how far Hull are adrift: the source sentence
+    that holds it is not among those most relevant to the output sentence, and the events share
+    no other answer. The same figure in a relevant sentence still conflicts."""
+    story = (
+        "Hull City were beaten 2-0 by Southampton on Saturday. Hull City fans booed the players off "
+        "at the final whistle. Hull have five games left to save their season, and they are adrift "
+        "of safety. Manager Steve Bruce said his side lacked belief. Elsewhere, Stoke moved two "
+        "points clear of Everton with a win at Leicester."
+    )
+    output = "Hull City are six points adrift of safety with five games left."
+    r = check(story, output)
+    assert "✗" not in " ".join(lines(r)) and r.score == 0.5
+    told = story.replace("they are adrift", "they are two points adrift")
+    r = check(told, output)
+    assert any("output: six · source: two" in x and x.endswith("✗") for x in lines(r))
