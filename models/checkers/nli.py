@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +80,10 @@ CONFIG_FILE = "config.json"
 #: the hedge does not hold for), and each claim against a narrow and a wide window
 #: (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as contradicted as its
 #: most-contradicting one, less the contradiction it reads with no evidence at all
-#: (:meth:`NLISentenceChecker._debiased`).
-CLAIM_REVISION = "claims12"
+#: (:meth:`NLISentenceChecker._debiased`); a claim cut from its sentence is read with a full
+#: stop (:func:`_as_statement`). ("claims13" and "claims14" named experiments that were not
+#: kept, whose bench caches may still exist.)
+CLAIM_REVISION = "claims15"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -528,7 +530,7 @@ class NLISentenceChecker:
             [o for o, ok in zip(owners, checkable, strict=True) if ok],
             [w for w in windows if w],
             denies,
-            [read_against(u.text, source_texts) for u in kept],
+            [_as_statement(read_against(u.text, source_texts)) for u in kept],
             frozenset(k for k, u in enumerate(kept_at) if u in marked),
         )
 
@@ -735,6 +737,19 @@ class NLISentenceChecker:
                 logits = self._model(**enc).logits
             rows.append(torch.softmax(logits.float(), dim=-1)[0].cpu().numpy())
         return np.asarray(rows, np.float32).reshape(len(rows), -1)
+
+
+#: What ends a statement: a claim cut from a sentence that ends otherwise gets a full stop.
+_ENDS = frozenset(".!?\"”’')")
+
+
+def _as_statement(read: Restated) -> Restated:
+    """A claim as the model reads it: ending on a full stop, as the hypotheses it was trained on
+    do (a claim cut from its sentence has none)."""
+    text = read.text.rstrip()
+    if not text or text[-1] in _ENDS:
+        return read
+    return replace(read, text=text + ".")
 
 
 def support_margin(entail: float, contra: float) -> float:

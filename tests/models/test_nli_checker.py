@@ -285,9 +285,10 @@ def test_a_split_is_kept_only_when_the_sentence_entails_each_claim(tmp_path: Pat
     src = parse("The mayor of Paris opened the bridge on Tuesday.")
     kept = parse("The mayor opened the bridge and closed it on Tuesday.")
     misparsed = parse("The mayor of Lyon opened the bridge and closed it on Tuesday.")
+    # each claim is read as a statement, with a full stop
     assert [r.hypothesis for r in checker.readings(PairInput(1, src, kept))] == [
-        "The mayor opened the bridge",
-        "The mayor closed it on Tuesday",
+        "The mayor opened the bridge.",
+        "The mayor closed it on Tuesday.",
     ]
     whole = checker.readings(PairInput(2, src, misparsed))
     assert [r.hypothesis for r in whole] == [misparsed.sentences[0].text]
@@ -340,8 +341,9 @@ def _scripted_checker(tmp_path: Path, verdicts: dict[str, str]):
                 said = "neutral"
             elif "the committee chair," in premise:  # the output sentence: the guard
                 said = "entailment"
-            elif hypothesis in verdicts:  # what the source's first sentence does with it
-                said = verdicts[hypothesis] if "chairs the committee" in premise else "neutral"
+            elif (key := hypothesis if hypothesis in verdicts else hypothesis[:-1]) in verdicts:
+                # what the source's first sentence does with it (a claim is read with a full stop)
+                said = verdicts[key] if "chairs the committee" in premise else "neutral"
             else:
                 said = "entailment"
             row[index[said]] = 0.96
@@ -401,7 +403,7 @@ def test_an_event_dated_by_an_interval_is_judged_with_its_year(tmp_path: Path) -
         read.extend(zip(premises, hypotheses, strict=True))
         rows = np.full((len(hypotheses), 3), 0.02, np.float32)
         for row, premise, hypothesis in zip(rows, premises, hypotheses, strict=True):
-            wrong = hypothesis.endswith("in 1964") and "closed in 1966" in premise
+            wrong = hypothesis.endswith("in 1964.") and "closed in 1966" in premise
             row[index["contradiction" if wrong else "entailment"]] = 0.96
         return rows
 
@@ -411,8 +413,8 @@ def test_an_event_dated_by_an_interval_is_judged_with_its_year(tmp_path: Path) -
     wrong = parse("The Tasker mill shut in 1968. The railway station was closed in 1966.")
     dated = "the town lost its railway station in 1964"
     assert [r.hypothesis for r in checker.readings(PairInput(1, right, out))] == [
-        "The mill shut in 1968",
-        dated,
+        "The mill shut in 1968.",
+        f"{dated}.",
     ]
     sentence_text = out.sentences[0].text
     assert (sentence_text, "the town lost its railway station") in read  # the guard

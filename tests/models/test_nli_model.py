@@ -363,8 +363,9 @@ def test_each_claim_is_judged_against_joined_evidence_and_the_weakest_says_why(
     assert second.detail == "claim “The mayor praised the workers”: not found in the source"
     assert third.score > 0.9 and third.detail is None
     assert result.score == min(s.score for s in result.sentences)
-    # every claim read the source joined in source order (it fits the model input whole)
-    assert (src.text, "The mayor opened the bridge") in rules.calls
+    # every claim read the source joined in source order (it fits the model input whole), as
+    # a statement with its full stop
+    assert (src.text, "The mayor opened the bridge.") in rules.calls
     assert first.evidence == (0, 1, 2)
 
 
@@ -393,8 +394,8 @@ def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
     readings = checker.readings(PairInput(1, src, out))
     assert [r.sentence for r in readings] == [0, 0, 1]
     assert [r.hypothesis for r in readings] == [
-        "The mayor opened the bridge",
-        "The mayor was elected in 2020",
+        "The mayor opened the bridge.",
+        "The mayor was elected in 2020.",
         "The crowd cheered.",
     ]
     assert all(len(r.windows) == 2 and not r.denies for r in readings)
@@ -407,9 +408,11 @@ def test_the_readings_are_what_scoring_reads(onnx_nli: Path) -> None:
     assert read <= set(rules.calls)
     assert {("", r.hypothesis) for r in readings} <= set(rules.calls)
     sentence = out.sentences[0].text
-    assert {(sentence, r.hypothesis) for r in readings[:2]} <= set(rules.calls) - read
+    # the split guard reads each claim as written (no full stop of its own)
+    guard = {(sentence, r.hypothesis.removesuffix(".")) for r in readings[:2]}
+    assert guard <= set(rules.calls) - read
     assert all(
-        p in ("", sentence) or h == "The mayor was elected in 2020"
+        p in ("", sentence) or h == "The mayor was elected in 2020."
         for p, h in set(rules.calls) - read
     )
 
