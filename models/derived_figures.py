@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from models.evidence import text_relevance
+from models.evidence import by_relevance, text_relevance
 from models.figures import (
     DIGITS_PATTERN,
     FRACTION_PATTERN,
@@ -520,7 +520,7 @@ def restate_derived(
     if not comparisons:
         return Restated(claim, ())
     rank = list(preference) if preference is not None else [0.0] * len(source_sentences)
-    top = sorted(range(len(source_sentences)), key=lambda k: (-rank[k], k))[:SENTENCES]
+    top = by_relevance(rank)[:SENTENCES]
     stated = [s for k in sorted(top) for s in _stated(source_sentences[k])]
     near = " ".join(source_sentences[k] for k in top)
     pieces: list[str] = []

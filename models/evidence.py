@@ -133,6 +133,11 @@ def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     return [math.fsum(w for t, w in weights.items() if t in bag) / total for bag in bags]
 
 
+def by_relevance(relevance: Sequence[float]) -> list[int]:
+    """Sentence indices from the most relevant to the least; ties in source order."""
+    return sorted(range(len(relevance)), key=lambda i: (-relevance[i], i))
+
+
 def fuse_rankings(*scores: Sequence[float], k: int = RRF_K) -> list[float]:
     """Reciprocal rank fusion of several relevance lists over the same sentences.
 
@@ -280,7 +285,7 @@ def build_windows(
                 if size is None
                 else fuse_rankings(text_relevance(source_texts, sentence.text), ranks[n])
             )
-            order = sorted(range(len(lengths)), key=lambda i: (-rank[i], i))
+            order = by_relevance(rank)
             chosen, used, omitted = [], 0, 0
             for i in order:
                 if size is not None and len(chosen) == size:

@@ -52,7 +52,7 @@ from models.checkers.base import (
     unchecked_reason,
 )
 from models.document import ParsedText, Sentence, Token
-from models.evidence import text_relevance
+from models.evidence import by_relevance, text_relevance
 from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, YEAR, number_value
 
 NOT_ASKED = "no name or number to ask about"
@@ -545,11 +545,11 @@ class SourceIndex:
         return found[0]
 
     def ask(
-        self, a: Answer, siblings: Sequence[Answer], near: Collection[int] | None = None
+        self, a: Answer, siblings: Sequence[Answer], nearby: Collection[int] | None = None
     ) -> Finding:
         """Answer ``a``'s question; ``siblings`` are the other answers of its event, which pick
         the source's event when the same word governs several ("X won in 2001, Y in 2003").
-        ``near``: the source sentences most relevant to the output sentence; a source event that
+        ``nearby``: the source sentences most relevant to the output sentence; a source event that
         shares none of ``siblings`` conflicts only there (None: anywhere).
         A share is answered by the source's nearest percentage or share when it rounds to it;
         else it is left undecided (the source may give it otherwise, or of something else)."""
@@ -584,10 +584,10 @@ class SourceIndex:
                     if a.negated != b.negated and not (a.open or b.open):
                         return Finding(a, OTHER, b, polarity=True)
                     return Finding(a, SAME, b)
-            if best == 0 and near is not None:
+            if best == 0 and nearby is not None:
                 # an event the source tells far from what the sentence draws on is another one
                 # ("Hull were beaten 2-0" is not how far "Hull City are six points adrift")
-                fillers = [b for b in fillers if b.sentence in near]
+                fillers = [b for b in fillers if b.sentence in nearby]
             if best == 0 and siblings:
                 # no source event with this word shares an answer in its role: a conflict only
                 # with one that could be this event (:meth:`_could_be`); "The US were beaten
@@ -801,11 +801,14 @@ class QuestionChecker(OnePairAtATime):
                 sentences.append(SentenceScore(sentence.index, None, not_checked=why))
                 continue
             answers = _answers(judged[n])
-            relevance = text_relevance(index.texts, judged[n].text)
-            near = sorted(range(len(relevance)), key=lambda i: (-relevance[i], i))[:NEAR_SENTENCES]
+            nearby = frozenset(
+                by_relevance(text_relevance(index.texts, judged[n].text))[:NEAR_SENTENCES]
+                if answers
+                else ()
+            )
             asked = [
                 index.ask(
-                    a, [o for o in answers if o.governor == a.governor and o is not a], set(near)
+                    a, [o for o in answers if o.governor == a.governor and o is not a], nearby
                 )
                 for a in answers
             ]
