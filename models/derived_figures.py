@@ -43,6 +43,7 @@ from models.figures import (
     unit_after,
     words_value,
 )
+from models.lost_pound import restore_pound
 from models.periods import restate_periods
 
 #: The most relevant source sentences whose figures a comparison may be derived from (the NLI
@@ -560,14 +561,17 @@ def _article(before: str, next_words: str) -> str:
 def read_figures(
     claim: str, source_sentences: Sequence[str], preference: Sequence[float] | None = None
 ) -> Restated:
-    """The claim as the NLI model reads it: decades and centuries as the year the source states
-    (:func:`models.periods.restate_periods`), comparisons the source's figures bear out without
-    their number (:func:`restate_derived`), then hedged figures as the source states them
-    (:func:`models.figures.restate_figures`)."""
-    periods = restate_periods(claim, source_sentences, preference)
+    """The claim as the NLI model reads it: a pound sign lost to "#" put back
+    (:func:`models.lost_pound.restore_pound`), decades and centuries as the year the source
+    states (:func:`models.periods.restate_periods`), comparisons the source's figures bear out
+    without their number (:func:`restate_derived`), then hedged figures as the source states
+    them (:func:`models.figures.restate_figures`)."""
+    pound = restore_pound(claim, source_sentences)
+    periods = restate_periods(pound.text, source_sentences, preference)
     derived = restate_derived(periods.text, source_sentences, preference)
     figures = restate_figures(derived.text, source_sentences, preference)
-    return Restated(figures.text, periods.changes + figures.changes, derived.compared)
+    changes = pound.changes + periods.changes + figures.changes
+    return Restated(figures.text, changes, derived.compared)
 
 
 def read_against(claim: str, source_sentences: Sequence[str]) -> Restated:

@@ -54,7 +54,7 @@ from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
 #: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them.
-FIGURES_REVISION = "figs2"
+FIGURES_REVISION = "figs3"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:

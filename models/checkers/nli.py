@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,9 +81,10 @@ CONFIG_FILE = "config.json"
 #: (:data:`WINDOW_SIZES`), as entailed as its best-entailing window and as contradicted as its
 #: most-contradicting one, less the contradiction it reads with no evidence at all
 #: (:meth:`NLISentenceChecker._debiased`); a claim cut from its sentence is read with a full
-#: stop (:func:`_as_statement`). ("claims13" and "claims14" named experiments that were not
-#: kept, whose bench caches may still exist.)
-CLAIM_REVISION = "claims15"
+#: stop (:func:`_as_statement`); a pound sign a tokenizer wrote "#" is read as "£" where the
+#: source writes its figures with "£" (:mod:`models.lost_pound`). ("claims13" and "claims14"
+#: named experiments that were not kept, whose bench caches may still exist.)
+CLAIM_REVISION = "claims16"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -345,13 +346,18 @@ class NLISentenceChecker:
         not say otherwise.
         """
         plans = [self._plan(item) for item in batch]
-        # per claim: its windows, then (three-way models) the claim with no evidence (w = -1)
+        # per claim: its windows, then (three-way models) the claim with no evidence (w = -1),
+        # then for a "No" the claim it denies against the answer's own explanation (w = -2)
         alone = [-1] if self._neutral is not None else []
         jobs = [
             (p, u, w)
             for p, plan in enumerate(plans)
             for u in range(len(plan.units))
-            for w in [*range(len(plan.windows[u])), *alone]
+            for w in [
+                *range(len(plan.windows[u])),
+                *alone,
+                *([EXPLANATION] if u in plan.explained else []),
+            ]
         ]
         shared = {
             (p, u, w): job
@@ -365,7 +371,7 @@ class NLISentenceChecker:
             if self._heads is not None:
                 # the arc/support pass over these inputs gives their probabilities too
                 self._heads.predict([shared[key] for key in chunk if key in shared])
-            premises = [plans[p].windows[u][w].text if w >= 0 else NO_EVIDENCE for p, u, w in chunk]
+            premises = [_premise(plans[p], u, w) for p, u, w in chunk]
             hypotheses = [plans[p].read[u].text for p, u, _ in chunk]
             for key, row in zip(chunk, self._probs(premises, hypotheses), strict=True):
                 got[key] = row
@@ -386,6 +392,10 @@ class NLISentenceChecker:
                     for u in range(len(plans[p].units))
                 ],
                 [got.get((p, u, -1)) for u in range(len(plans[p].units))],
+                {
+                    u: self._debiased(got[(p, u, EXPLANATION)], got.get((p, u, -1)))
+                    for u in plans[p].explained
+                },
             )
             for p, item in enumerate(batch)
         ]
@@ -524,14 +534,16 @@ class NLISentenceChecker:
         kept = [u for u, ok in zip(units, checkable, strict=True) if ok]
         kept_at = [u for u, ok in enumerate(checkable) if ok]
         source_texts = [s.text for s in item.source.sentences]
+        kept_owners = [o for o, ok in zip(owners, checkable, strict=True) if ok]
         return _Plan(
             sentence_windows,
             kept,
-            [o for o, ok in zip(owners, checkable, strict=True) if ok],
+            kept_owners,
             [w for w in windows if w],
             denies,
             [_as_statement(read_against(u.text, source_texts)) for u in kept],
             frozenset(k for k, u in enumerate(kept_at) if u in marked),
+            _explanations(item, kept_owners, denies),
         )
 
     def _shared(self, item: PairInput, plan: _Plan) -> dict[tuple[int, int], Job]:
@@ -565,24 +577,27 @@ class NLISentenceChecker:
         plan: _Plan,
         probs: list[list[np.ndarray]],
         alone: Sequence[np.ndarray | None],
+        explained: dict[int, np.ndarray],
     ) -> PairScore:
-        """Sentence scores from each claim's readings, one per evidence window (debiased), and
-        ``alone``: each claim's reading with no evidence (None for a two-way model)."""
-        sentences = []
-        for s, ev in zip(item.output.sentences, plan.sentence_windows, strict=True):
+        """Sentence scores from each claim's readings, one per evidence window (debiased),
+        ``alone``: each claim's reading with no evidence (None for a two-way model), and
+        ``explained``: per claim a "No" denies, its reading against the answer's explanation
+        (debiased)."""
+        scored: dict[int, SentenceScore] = {}
+        # the answer's other sentences first: a "No" may stand on its explanation
+        for s, ev in sorted(
+            zip(item.output.sentences, plan.sentence_windows, strict=True),
+            key=lambda pair: pair[0].index in plan.denies,
+        ):
             mine = [u for u, owner in enumerate(plan.owners) if owner == s.index]
             if not mine:
-                sentences.append(skipped_sentence(s.index, ev, s))
+                scored[s.index] = skipped_sentence(s.index, ev, s)
                 continue
             if s.index in plan.denies:
-                # A "No" is supported when the evidence contradicts what it denies (a two-way
-                # model: when it does not entail it), read across its windows as a claim is.
-                value, row = self._reading(probs[mine[0]], deny=True)
+                value, row = self._denial(plan, mine[0], probs[mine[0]], explained, scored)
                 detail = None if value >= 0.5 else self._why_denied(plan, mine[0], row)
-                sentences.append(
-                    SentenceScore(
-                        s.index, value, None, ev.sentence_indices, ev.omitted, None, detail
-                    )
+                scored[s.index] = SentenceScore(
+                    s.index, value, None, ev.sentence_indices, ev.omitted, None, detail
                 )
                 continue
             readings = [self._reading(probs[u]) for u in mine]
@@ -599,10 +614,47 @@ class NLISentenceChecker:
             detail = None
             if value < 0.5:
                 detail = self._why(item, plan, mine[k], readings[k][1], len(read), alone[mine[k]])
-            sentences.append(
-                SentenceScore(s.index, value, None, tuple(used), omitted, None, detail)
+            scored[s.index] = SentenceScore(
+                s.index, value, None, tuple(used), omitted, None, detail
             )
-        return pair_score(item.key, self, sentences)
+        return pair_score(item.key, self, [scored[s.index] for s in item.output.sentences])
+
+    def _denial(
+        self,
+        plan: _Plan,
+        unit: int,
+        rows: Sequence[np.ndarray],
+        explained: dict[int, np.ndarray],
+        scored: dict[int, SentenceScore],
+    ) -> tuple[float, np.ndarray]:
+        """A "No"'s support and the reading that decides it.
+
+        It is supported when the evidence contradicts what it denies (a two-way model: when it
+        does not entail it), read across its windows as a claim is. An answer that says why
+        ("No. Only vehicles have to be booked ahead; foot passengers buy their tickets on the
+        day.") also supports it as far as its explanation contradicts the denied claim and the
+        source supports the explanation (its sentences' scores, read before): if the source
+        says E and E rules the claim out, the source rules it out. The model misses the
+        contradiction in the source where the denied claim shares its words ("need to book in
+        advance" against "must be booked … in advance, but foot passengers … can buy tickets
+        on the day": entailed), and reads it in the answer's plainer words. The reading
+        returned is always the source's: a flag says what the source reads."""
+        value, row = self._reading(rows, deny=True)
+        reading = explained.get(unit)
+        if reading is None or self._contradict is None:
+            return value, row
+        entail, contra = self._entail_contra(reading)
+        backed = min(
+            (
+                scored[k].score
+                for k in set(plan.owners) - plan.denies
+                if scored[k].score is not None
+            ),
+            default=0.0,
+        )
+        chained = min(support_margin(float(contra or 0.0), entail), backed)
+        # the source's own reading stays the one a flag explains
+        return max(value, chained), row
 
     def _reading(self, rows: Sequence[np.ndarray], deny: bool = False) -> tuple[float, np.ndarray]:
         """A claim's support from its readings, one per evidence window, and the reading that
@@ -791,6 +843,31 @@ class _Plan:
     denies: set[int]
     read: list[Restated]
     described: frozenset[int] = frozenset()  # claims that count only when contradicted
+    #: per "No" (its claim's index), the answer's other checked sentences, joined
+    explained: dict[int, str] = field(default_factory=dict)
+
+
+#: The reading of what a "No" denies against the answer's own explanation (window index).
+EXPLANATION = -2
+
+
+def _premise(plan: _Plan, unit: int, w: int) -> str:
+    """What a reading's premise is: a window (w >= 0), no evidence (-1), or the explanation of
+    a "No" (:data:`EXPLANATION`)."""
+    if w >= 0:
+        return plan.windows[unit][w].text
+    return NO_EVIDENCE if w == -1 else plan.explained[unit]
+
+
+def _explanations(item: PairInput, owners: Sequence[int], denies: set[int]) -> dict[int, str]:
+    """Per claim that a "No" denies, the answer's other sentences that are checked (a "No"
+    followed by why: "No. Only vehicles have to be booked ahead; foot passengers buy their
+    tickets on the day."), joined in their order; none where the answer is a bare "No"."""
+    checked = sorted(set(owners) - denies)
+    if not checked:
+        return {}
+    text = " ".join(item.output.sentences[k].text.strip() for k in checked)
+    return {u: text for u, owner in enumerate(owners) if owner in denies}
 
 
 class _RankOnce:

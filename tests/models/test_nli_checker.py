@@ -204,6 +204,60 @@ def test_a_flagged_no_says_what_it_denies_and_what_the_source_does_with_it(
         assert sentence.detail == f"the “No” denies “The mayor opened the bridge.”{why}"
 
 
+@pytest.mark.parametrize(
+    ("explanation_read", "explanation_supported", "supported"),
+    [
+        ("contradiction", True, True),  # the answer says why, and the source bears that out
+        ("contradiction", False, False),  # ... but the source does not say what it says
+        ("entailment", True, False),  # the explanation does not rule the claim out
+    ],
+)
+def test_a_no_stands_on_an_explanation_the_source_supports(
+    tmp_path: Path, explanation_read: str, explanation_supported: bool, supported: bool
+) -> None:
+    """ "No. Only vehicles have to be booked ahead; …": the model reads the source as saying
+    what the "No" denies (its words are the source's), but the answer's explanation rules it
+    out, and the source says the explanation: the "No" is supported as far as both hold."""
+    from models.checkers.nli import NLISentenceChecker
+    from models.claims import pair_input
+
+    labels = {0: "contradiction", 1: "entailment", 2: "neutral"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    index = {name: k for k, name in labels.items()}
+    source = parse(
+        "Vehicles must be booked in advance, but foot passengers can buy tickets on the day."
+    )
+    explanation = "Only vehicles have to be booked ahead."
+    denied = "Foot passengers need to book the ferry in advance."
+
+    def scripted(premises, hypotheses):
+        rows = np.full((len(hypotheses), 3), 0.02, np.float32)
+        for row, premise, hypothesis in zip(rows, premises, hypotheses, strict=True):
+            if not premise:
+                row[:] = 0.0
+                said = "neutral"
+            elif hypothesis == denied:
+                said = explanation_read if premise == explanation else "entailment"
+            else:  # the explanation against the source
+                said = "entailment" if explanation_supported else "neutral"
+            row[index[said]] = 0.96
+        return rows
+
+    checker._probs = scripted  # type: ignore[method-assign]
+    question = "Do foot passengers need to book the ferry in advance?"
+    item = pair_input(1, source, parse(f"No. {explanation}"), question)
+    assert item.claim(0) is not None and item.claim(0).denies.text == denied
+    (result,) = checker.score([item])
+    no, why = result.sentences
+    assert (no.score >= 0.5) is supported
+    assert no.score <= max(why.score, 0.05)  # never above what supports the explanation
+    if not supported:  # a flag still says what the source does with the denied claim
+        assert no.detail.endswith("but the source reads as saying it")
+    # a bare "No" has nothing else to stand on
+    (bare,) = checker.score([pair_input(2, source, parse("No."), question)])
+    assert bare.sentences[0].score < 0.05
+
+
 def _recording_checker(tmp_path: Path):
     """A tiny random NLI checker and the list of hypotheses its model reads, in order."""
     from models.checkers.nli import NLISentenceChecker

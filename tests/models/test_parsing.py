@@ -115,3 +115,41 @@ def test_a_figure_with_an_abbreviated_scale_ends_its_sentence() -> None:
     assert [t.text for t in doc.sentences[0].tokens] == ["Revenue", "rose", "to", "$", "4.2B", "."]
     # before a lower-case word the stop may be an abbreviation's: left as it is
     assert texts("The plant cost £40m. it said.") == ["The plant cost £40m. it said."]
+
+
+def test_a_bound_prefix_stays_with_its_word() -> None:
+    from models.claim_split import split_claims
+
+    (parsed,) = parse_many(["The council re-opened the library on Monday."])
+    (sentence,) = parsed.sentences
+    verb = next(t for t in sentence.tokens if t.dep == "ROOT")
+    assert (verb.text, verb.lemma, verb.pos) == ("re-opened", "re-open", "VERB")
+    assert {(a.head_text, a.child_text) for a in sentence.arcs} >= {
+        ("re-opened", "council"),
+        ("re-opened", "library"),
+    }
+    # the parser read "re" as the verb and "opened" as a second one, a claim of its own
+    assert [c.text for c in split_claims(sentence, "")] == [sentence.text]
+
+
+def test_only_a_prefix_at_the_start_of_a_word_is_joined() -> None:
+    (parsed,) = parse_many(["A well-known pre-war ex-co-pilot said so."])
+    words = [t.text for t in parsed.sentences[0].tokens]
+    assert "pre-war" in words and "ex-co" in words
+    assert "well" in words  # "well" is a word of its own: spaCy's cut stands
+
+
+def test_the_lines_of_a_text_without_capitals_are_its_sentences() -> None:
+    # a lower-cased summary, one unstopped highlight a line: no capital marks the next start
+    assert texts(
+        "researchers have revealed a dark matter map\n"
+        "it shows clumps of particles across 0.4 per cent of the sky\n"
+        "the team hopes to map 12.5 per cent,\n"
+        "over five years"
+    ) == [
+        "researchers have revealed a dark matter map",
+        "it shows clumps of particles across 0.4 per cent of the sky",
+        "the team hopes to map 12.5 per cent,\nover five years",
+    ]
+    # with its capitals, a line that does not end in a stop reads on into a lower-case line
+    assert len(texts("The mayor, who has\nserved since 2019, said no.")) == 1
