@@ -42,7 +42,7 @@ _DISABLED = ("ner",)
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`) and into
 #: words besides spaCy's tokenizer (:func:`_join_prefixed`); part of :func:`pipeline_version`, so
 #: caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines9+prefixes1"
+SEGMENT_REVISION = "lines10+prefixes1"
 #: Prefixes that are not words of their own, joined to the word they are hyphened to
 #: (:func:`_join_prefixed`).
 BOUND_PREFIXES = frozenset("re co pre non anti ex semi multi mid mis un bi tri".split())
@@ -120,7 +120,8 @@ def line_starts(doc: Any) -> list[int]:
     without a capital letter (a summariser trained on lower-cased text, its highlights one to
     a line and unstopped: "it shows clumps of dark matter across 0.4 per cent of the sky" /
     "the goal is to map 12.5 per cent") has lost the capitals that would mark its lines'
-    starts: there each line ends a sentence, except one that ends in a comma."""
+    starts: there each line ends a sentence, except one that ends in a comma, even where the
+    lines' lengths look hard-wrapped (three short highlights can)."""
     text = doc.text  # spaCy joins every token again for each doc.text
     if "\n" not in text:
         return []
@@ -134,18 +135,21 @@ def line_starts(doc: Any) -> list[int]:
         after = doc[t.i + 1].text[:1]
         if table_rule_at(text, doc[t.i + 1].idx):
             continue  # a table's rule stays with its header row
-        if t.text.count("\n") >= 2 or (
-            single
-            and (
-                after == "|"
-                or before in ".!?"
-                or (uncased and before not in ",;")
-                or after.isupper()
-                or after.isdigit()
-                or after in _OPENERS
-                or _LIST_ITEM.match(text, doc[t.i + 1].idx) is not None
-                or heading_at(text, doc[t.i + 1].idx)
-                or code_block_end(text, doc[t.i + 1].idx) is not None
+        if (
+            t.text.count("\n") >= 2
+            or (uncased and before not in ",;")
+            or (
+                single
+                and (
+                    after == "|"
+                    or before in ".!?"
+                    or after.isupper()
+                    or after.isdigit()
+                    or after in _OPENERS
+                    or _LIST_ITEM.match(text, doc[t.i + 1].idx) is not None
+                    or heading_at(text, doc[t.i + 1].idx)
+                    or code_block_end(text, doc[t.i + 1].idx) is not None
+                )
             )
         ):
             out.append(t.i + 1)

@@ -151,5 +151,15 @@ def test_the_lines_of_a_text_without_capitals_are_its_sentences() -> None:
         "it shows clumps of particles across 0.4 per cent of the sky",
         "the team hopes to map 12.5 per cent,\nover five years",
     ]
+    # three short highlights look hard-wrapped by their lengths; without capitals, lines rule
+    assert texts(
+        "the council re-opened the harbour library on monday\n"
+        "it now holds 14,000 books and a new children's room\n"
+        "the refurbishment cost 2.4 million pounds"
+    ) == [
+        "the council re-opened the harbour library on monday",
+        "it now holds 14,000 books and a new children's room",
+        "the refurbishment cost 2.4 million pounds",
+    ]
     # with its capitals, a line that does not end in a stop reads on into a lower-case line
     assert len(texts("The mayor, who has\nserved since 2019, said no.")) == 1
