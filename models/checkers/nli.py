@@ -543,7 +543,7 @@ class NLISentenceChecker:
             denies,
             [_as_statement(read_against(u.text, source_texts)) for u in kept],
             frozenset(k for k, u in enumerate(kept_at) if u in marked),
-            _explanations(item, kept_owners, denies),
+            *_explanations(item, kept_owners, denies),
         )
 
     def _shared(self, item: PairInput, plan: _Plan) -> dict[tuple[int, int], Job]:
@@ -645,11 +645,7 @@ class NLISentenceChecker:
             return value, row
         entail, contra = self._entail_contra(reading)
         backed = min(
-            (
-                scored[k].score
-                for k in set(plan.owners) - plan.denies
-                if scored[k].score is not None
-            ),
+            (scored[k].score for k in plan.explaining if scored[k].score is not None),
             default=0.0,
         )
         chained = min(support_margin(float(contra or 0.0), entail), backed)
@@ -843,8 +839,10 @@ class _Plan:
     denies: set[int]
     read: list[Restated]
     described: frozenset[int] = frozenset()  # claims that count only when contradicted
-    #: per "No" (its claim's index), the answer's other checked sentences, joined
+    #: per "No" (its claim's index), the answer's other checked sentences, joined ...
     explained: dict[int, str] = field(default_factory=dict)
+    #: ... and those sentences' indices
+    explaining: tuple[int, ...] = ()
 
 
 #: The reading of what a "No" denies against the answer's own explanation (window index).
@@ -859,15 +857,18 @@ def _premise(plan: _Plan, unit: int, w: int) -> str:
     return NO_EVIDENCE if w == -1 else plan.explained[unit]
 
 
-def _explanations(item: PairInput, owners: Sequence[int], denies: set[int]) -> dict[int, str]:
+def _explanations(
+    item: PairInput, owners: Sequence[int], denies: set[int]
+) -> tuple[dict[int, str], tuple[int, ...]]:
     """Per claim that a "No" denies, the answer's other sentences that are checked (a "No"
     followed by why: "No. Only vehicles have to be booked ahead; foot passengers buy their
-    tickets on the day."), joined in their order; none where the answer is a bare "No"."""
-    checked = sorted(set(owners) - denies)
-    if not checked:
-        return {}
+    tickets on the day."), joined in their order, and those sentences; none where the answer is
+    a bare "No"."""
+    checked = tuple(sorted(set(owners) - denies))
+    if not checked or not denies:
+        return {}, ()
     text = " ".join(item.output.sentences[k].text.strip() for k in checked)
-    return {u: text for u, owner in enumerate(owners) if owner in denies}
+    return {u: text for u, owner in enumerate(owners) if owner in denies}, checked
 
 
 class _RankOnce:
