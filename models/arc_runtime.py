@@ -139,7 +139,8 @@ class ArcSupportRunner:
     ) -> list[Prediction]:
         """Arc probabilities (None for an arc not found in the input) and support, per job.
 
-        Each job runs on its own, unpadded: int8 dynamic quantisation scales activations over
+        Each job runs on its own, unpadded: a graph quantised dynamically (exports before
+        weight-only int8, :func:`models.training.export.weight_only`) scales activations over
         the whole input tensor, so a sentence batched with others (and padded to their length)
         would score differently from the same sentence alone, and a pair's scores would depend
         on what else is analysed with it. On a CPU one sequence at a time costs no more than

@@ -33,8 +33,16 @@ ALONE_REVISION = "alone1"
 MODEL_FILE = "model.onnx"
 # GPU exports of the same weights, in order of preference.
 GPU_FILES = (("model.fp16.onnx", "fp16"), ("model.fp32.onnx", "fp32"))
-# Operators that only a quantised graph holds (their names are plain bytes in the file).
-_INT8_OPS = (b"MatMulInteger", b"DynamicQuantizeLinear", b"QLinearMatMul", b"ConvInteger")
+# Operators that only a quantised graph holds (their names are plain bytes in the file); a graph
+# with int8 weights read on float activations (models.training.export.weight_only) holds only
+# DequantizeLinear.
+_INT8_OPS = (
+    b"MatMulInteger",
+    b"DynamicQuantizeLinear",
+    b"QLinearMatMul",
+    b"ConvInteger",
+    b"DequantizeLinear",
+)
 
 
 @dataclass(frozen=True)

@@ -201,11 +201,12 @@ class OnnxNLI:
         """Class probabilities, one row per (premise, hypothesis), columns as ``id2label``.
 
         The model reads each text without a word tokenizer's marks (:mod:`models.readable`), as
-        the app reads every text, held-out benchmarks included. Each pair runs on its own: int8
-        dynamic quantisation scales activations over the whole input tensor, so a pair batched
-        with others (and padded to their length) would score differently from the same pair
-        alone. ``batch_size`` is kept for the callers' stop and progress steps; on a CPU one
-        unpadded pair at a time costs no more than padded batches.
+        the app reads every text, held-out benchmarks included. Each pair runs on its own: a
+        graph quantised dynamically (exports before weight-only int8,
+        :func:`models.training.export.weight_only`) scales activations over the whole input
+        tensor, so a pair batched with others (and padded to their length) would score
+        differently from the same pair alone. ``batch_size`` is kept for the callers' stop and
+        progress steps; on a CPU one unpadded pair at a time costs no more than padded batches.
         """
         premises = [readable(t) for t in premises]
         hypotheses = [readable(t) for t in hypotheses]

@@ -2,8 +2,9 @@
 
 onnxruntime's u8s8 kernel (uint8 activations, int8 weights) adds pairs of products in saturating
 16-bit lanes on CPUs without VNNI; there the bundled NLI model answered about (0.33, 0.33, 0.33)
-for every pair. Our exports store the weights as uint8 (exactly the same numbers), which runs on
-the exact u8u8 kernel everywhere.
+for every pair. Our exports store the weights as uint8 (exactly the same numbers) and multiply
+by them on float activations (weight-only int8): no integer kernel runs, and a row's numbers do
+not depend on the rows it is batched with.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from models.resources import resources_dir  # noqa: E402
-from models.training.export import make_portable, quantize_int8, unsigned_weights  # noqa: E402
+from models.training.export import (  # noqa: E402
+    make_portable,
+    quantize_int8,
+    unsigned_weights,
+    weight_only,
+)
 
 # arc_support has no graph of its own: its heads are in the NLI model's (shared_encoder).
 BUNDLED = ("nli", "nli_fast", "aligner", "embedder")
+
+
+def _ops(path: Path) -> set[str]:
+    return {n.op_type for n in onnx.load(str(path)).graph.node}
 
 
 def _int8_weights(path: Path) -> list[str]:
@@ -99,6 +109,51 @@ def test_uint8_weights_are_the_same_numbers(tmp_path: Path) -> None:
     np.testing.assert_array_equal(_run(path, {"a": acts}), want)
 
 
+def test_int8_weights_are_read_on_unrounded_activations(tmp_path: Path) -> None:
+    # Dynamic quantisation rounds each input tensor to uint8 with one scale over the tensor, so
+    # a small row batched with a large one loses its precision; weight-only int8 does not.
+    rng = np.random.default_rng(11)
+    weight = rng.normal(size=(64, 6)).astype(np.float32)
+    _float_matmul(tmp_path / "fp32.onnx", weight)
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        str(tmp_path / "fp32.onnx"),
+        str(tmp_path / "dynamic.onnx"),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+    )
+    small = rng.normal(scale=0.01, size=(1, 64)).astype(np.float32)
+    large = rng.normal(scale=100.0, size=(1, 64)).astype(np.float32)
+    both = np.concatenate([large, small])
+    dynamic = tmp_path / "dynamic.onnx"
+    assert "DynamicQuantizeLinear" in _ops(dynamic)
+    # the old graph: the small row alone and beside the large one disagree
+    assert not np.allclose(_run(dynamic, {"x": small})[0], _run(dynamic, {"x": both})[1])
+
+    assert weight_only(dynamic) == 1
+    assert weight_only(dynamic) == 0  # converting twice changes nothing
+    assert _ops(dynamic) == {"DequantizeLinear", "MatMul"}
+    alone, beside = _run(dynamic, {"x": small})[0], _run(dynamic, {"x": both})[1]
+    np.testing.assert_allclose(alone, beside, rtol=1e-5, atol=1e-7)
+    # the product is the input times the stored int8 weights (onnxruntime rounds the input per
+    # block of 32 values of the row, not over the tensor)
+    (dq,) = [n for n in onnx.load(str(dynamic)).graph.node if n.op_type == "DequantizeLinear"]
+    inits = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(dynamic)).graph.initializer}
+    q, scale, zero = (inits[name] for name in dq.input)
+    stored = (q.astype(np.float32) - zero.astype(np.float32)) * scale
+    assert np.abs(stored - weight).max() <= np.abs(weight).max() / 100  # int8 rounding
+    want = (small @ stored)[0]
+    assert np.abs(alone - want).max() <= 0.02 * np.abs(want).max()
+
+
+def test_an_export_reads_its_int8_weights_on_float_activations(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    _float_matmul(tmp_path / "fp32.onnx", rng.normal(size=(32, 4)).astype(np.float32))
+    quantize_int8(tmp_path / "fp32.onnx", tmp_path / "int8.onnx")
+    assert _ops(tmp_path / "int8.onnx") == {"DequantizeLinear", "MatMul"}
+
+
 def test_make_portable_gives_a_new_version_and_keeps_a_suffix(tmp_path: Path) -> None:
     import json
 
@@ -118,9 +173,23 @@ def test_make_portable_gives_a_new_version_and_keeps_a_suffix(tmp_path: Path) ->
     assert _int8_weights(tmp_path / "model.onnx")
     old = file_hash(tmp_path / "model.onnx")
     (tmp_path / "config.json").write_text(json.dumps({"version": f"{old}-calib1"}))
+    # heads kept in this graph, in a folder beside it, and a model of its own beside it
+    heads, other = (
+        tmp_path.parent / f"{tmp_path.name}-heads",
+        tmp_path.parent / f"{tmp_path.name}-x",
+    )
+    heads.mkdir()
+    other.mkdir()
+    names = {"model_file": f"../{tmp_path.name}/model.onnx"}
+    (heads / "config.json").write_text(json.dumps({**names, "version": f"{old}-calib1-h7"}))
+    (other / "config.json").write_text(json.dumps({"version": f"{old}-calib1-z"}))
     assert make_portable(tmp_path)
+    new = file_hash(tmp_path / "model.onnx")
     version = json.loads((tmp_path / "config.json").read_text())["version"]
-    assert version == f"{file_hash(tmp_path / 'model.onnx')}-calib1" and not version.startswith(old)
+    assert version == f"{new}-calib1" and not version.startswith(old)
+    assert json.loads((heads / "config.json").read_text())["version"] == f"{new}-calib1-h7"
+    assert json.loads((other / "config.json").read_text())["version"] == f"{old}-calib1-z"
+    assert _ops(tmp_path / "model.onnx") == {"DequantizeLinear", "MatMul"}
     assert not make_portable(tmp_path)
 
 
@@ -130,3 +199,14 @@ def test_bundled_models_have_no_int8_matrix_weights(name: str) -> None:
     if not path.is_file():
         pytest.skip(f"{name} is not bundled in this checkout")
     assert _int8_weights(path) == []
+
+
+@pytest.mark.parametrize("name", ("nli", "nli_fast", "arc_support_fast"))
+def test_bundled_classifiers_read_unrounded_activations(name: str) -> None:
+    # weight-only int8: no input is rounded over its whole tensor (README, twenty-first session)
+    path = resources_dir() / "models" / name / "model.onnx"
+    if not path.is_file():
+        pytest.skip(f"{name} is not bundled in this checkout")
+    ops = _ops(path)
+    assert "DequantizeLinear" in ops
+    assert not ops & {"DynamicQuantizeLinear", "MatMulInteger"}
