@@ -31,6 +31,18 @@ def bundled_available(path: Path = BUNDLED_DIR) -> bool:
     return (path / MODEL_FILE).is_file() and (path / TOKENIZER_FILE).is_file()
 
 
+def _config_version(path: Path) -> str:
+    """The ``version`` in a model folder's ``config.json``; empty when it has none."""
+    import json
+
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    version = config.get("version") if isinstance(config, dict) else None
+    return str(version) if version else ""
+
+
 class SentenceEmbedder:
     """Mean-pooled, normalised sentence embeddings from an exported encoder."""
 
@@ -47,6 +59,8 @@ class SentenceEmbedder:
             raise ModelNotFoundError(f"{path}: no {MODEL_FILE} and {TOKENIZER_FILE} here.")
         self._session, choice = onnx_model(path, device, MODEL_FILE)
         self.runs_on = choice.runs_on  # device and precision, recorded with each run
+        #: The export's version (its config's), part of the versions of checkers ranking by it.
+        self.version = _config_version(path)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
         self._tokenizer.enable_truncation(max_length)
@@ -60,9 +74,9 @@ class SentenceEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embeddings, one row per text, unit length.
 
-        Each text runs on its own, unpadded: int8 dynamic quantisation scales activations over
-        the whole input tensor, so a text batched with others would embed differently from the
-        same text alone, and the evidence ranks (and windows) of a pair would depend on what
+        Each text runs on its own, unpadded: a dynamically quantised graph (exports before
+        weight-only int8) scales activations over the whole input tensor, so a text batched
+        with others would embed differently from the same text alone, and the evidence ranks (and windows) of a pair would depend on what
         else is analysed with it. A text's embedding is thus a function of the text alone, and
         recent ones are kept.
         """
@@ -96,6 +110,7 @@ class EmbeddingRetriever:
 
     def __init__(self, embedder: SentenceEmbedder) -> None:
         self._embedder = embedder
+        self.version = str(getattr(embedder, "version", "") or "")
 
     def rank(self, source: ParsedText, sentences: Sequence[Sentence]) -> list[list[float]]:
         if not source.sentences or not sentences:

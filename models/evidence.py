@@ -84,6 +84,14 @@ class Retriever(Protocol):
         ...
 
 
+def retrieval_revision(retriever: Retriever | None) -> str:
+    """The part of a checker's version that names the model ranking its evidence: a checker
+    whose windows an embedding model picks scores anew when that model changes. Empty for the
+    lexical ranking (or none)."""
+    version = getattr(retriever, "version", None)
+    return f"+ret{version[:6]}" if isinstance(version, str) and version else ""
+
+
 @functools.lru_cache(maxsize=16384)
 def terms(text: str) -> frozenset[str]:
     """The word forms and figures of a text, case-folded, without function words.

@@ -47,7 +47,7 @@ from models.claims import Claim
 from models.derived_figures import read_against
 from models.document import Sentence
 from models.encoding import ArcSlot
-from models.evidence import Evidence, Retriever
+from models.evidence import Evidence, Retriever, retrieval_revision
 from models.readable import READ_REVISION
 from models.rewrite_spans import span_map
 from models.runtime import ALONE_REVISION, DevicePref
@@ -171,7 +171,7 @@ class MultiTaskChecker(OnePairAtATime):
         window = "" if self._runner.window is None else f"+window{self._runner.window}"
         self.version = (
             f"{self._runner.version}{window}+{runtime}+{QA_REVISION}+{ALONE_REVISION}"
-            f"+{READ_REVISION}+{FIGURES_REVISION}"
+            f"+{READ_REVISION}+{FIGURES_REVISION}{retrieval_revision(self._retriever)}"
         )
         self.runs_on: str = self._runner.runs_on
         self.max_tokens = self._runner.max_length

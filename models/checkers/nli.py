@@ -50,6 +50,7 @@ from models.evidence import (
     Retriever,
     build_windows,
     clipped,
+    retrieval_revision,
 )
 from models.figures import Restated
 from models.readable import READ_REVISION, readable
@@ -275,7 +276,7 @@ class NLISentenceChecker:
             self.name = name or ("nli" if bundled else f"nli:{path.name}")
             self.version = (
                 f"{self._onnx.version}+{QA_REVISION}+{_claims_revision(read_alone)}"
-                f"+{ALONE_REVISION}+{READ_REVISION}"
+                f"+{ALONE_REVISION}+{READ_REVISION}{retrieval_revision(retriever)}"
             )
             return
         try:
@@ -304,7 +305,7 @@ class NLISentenceChecker:
         self.name = name or f"nli:{path.name}"
         self.version = (
             f"{path.name}@{_fingerprint(path)}+{QA_REVISION}+{_claims_revision(read_alone)}"
-            f"+{READ_REVISION}"
+            f"+{READ_REVISION}{retrieval_revision(retriever)}"
         )
 
     def _classes(self, id2label: dict[Any, str], read_alone: bool) -> None:

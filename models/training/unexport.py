@@ -89,10 +89,19 @@ def weights_of(onnx_path: Path) -> dict[str, np.ndarray]:
             return _dequantise(inits[name], inits[stem + SCALE], inits[stem + ZERO])
         return inits[name].astype(np.float32)
 
+    # a weight-only int8 graph (models.training.export.weight_only) multiplies by the output
+    # of a DequantizeLinear of the stored weight
+    stored = {
+        n.output[0]: n.input[0]
+        for n in graph.node
+        if n.op_type == "DequantizeLinear" and n.input[0] in inits
+    }
     for node in graph.node:
         if node.op_type not in ("MatMulInteger", "MatMul", "Gemm"):
             continue
-        weight = next((i for i in node.input[1:2] if i in inits), None)
+        weight = next(
+            (stored.get(i, i) for i in node.input[1:2] if stored.get(i, i) in inits), None
+        )
         if weight is None or weight.startswith(HEADS_PREFIX):
             continue  # the arc/support heads added beside the classifier are not its layers
         module = _module_of(node.output[0])

@@ -476,3 +476,36 @@ def test_an_event_dated_by_an_interval_is_judged_with_its_year(tmp_path: Path) -
     (bad,) = checker.score([PairInput(2, wrong, out)])
     assert good.sentences[0].score > 0.9 and bad.sentences[0].score < 0.05
     assert bad.sentences[0].detail.startswith(f"claim “{dated}”: contradicted by source sentence 2")
+
+
+def test_a_new_evidence_ranker_gives_a_new_version(tmp_path: Path) -> None:
+    # Stored scores are current while their checker's version is: a checker whose windows an
+    # embedding model picks must score anew when that model changes.
+    from models.checkers.nli import NLISentenceChecker
+    from models.evidence import LexicalRetriever
+
+    class Ranker(LexicalRetriever):
+        def __init__(self, version: str) -> None:
+            self.version = version
+
+    model_dir = tiny_nli(tmp_path / "nli", {0: "contradiction", 1: "entailment", 2: "neutral"})
+    plain = NLISentenceChecker(model_dir, device="cpu").version
+    lexical = NLISentenceChecker(model_dir, device="cpu", retriever=LexicalRetriever()).version
+    old = NLISentenceChecker(model_dir, device="cpu", retriever=Ranker("9e45f1a191d4")).version
+    new = NLISentenceChecker(model_dir, device="cpu", retriever=Ranker("8960d1307983")).version
+    assert plain == lexical
+    assert old == f"{plain}+ret9e45f1" and new == f"{plain}+ret8960d1"
+
+
+def test_the_bundled_checkers_name_the_bundled_ranker() -> None:
+    import json
+
+    from models.embedder import BUNDLED_DIR, bundled_available
+    from models.registry import default_checkers, load_checker
+
+    if not bundled_available():
+        pytest.skip("no bundled embedder")
+    version = json.loads((BUNDLED_DIR / "config.json").read_text("utf-8"))["version"]
+    default_checkers()
+    for name in ("nli", "dae", "support"):
+        assert load_checker(name).version.endswith(f"+ret{version[:6]}")
