@@ -76,9 +76,9 @@ class SentenceEmbedder:
 
         Each text runs on its own, unpadded: a dynamically quantised graph (exports before
         weight-only int8) scales activations over the whole input tensor, so a text batched
-        with others would embed differently from the same text alone, and the evidence ranks (and windows) of a pair would depend on what
-        else is analysed with it. A text's embedding is thus a function of the text alone, and
-        recent ones are kept.
+        with others would embed differently from the same text alone, and the evidence ranks
+        (and windows) of a pair would depend on what else is analysed with it. A text's
+        embedding is thus a function of the text alone, and recent ones are kept.
         """
         rows = [self._embed_one(t) for t in texts]
         if not rows:

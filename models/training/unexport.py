@@ -99,9 +99,9 @@ def weights_of(onnx_path: Path) -> dict[str, np.ndarray]:
     for node in graph.node:
         if node.op_type not in ("MatMulInteger", "MatMul", "Gemm"):
             continue
-        weight = next(
-            (stored.get(i, i) for i in node.input[1:2] if stored.get(i, i) in inits), None
-        )
+        weight = stored.get(node.input[1], node.input[1]) if len(node.input) > 1 else None
+        if weight not in inits:
+            weight = None
         if weight is None or weight.startswith(HEADS_PREFIX):
             continue  # the arc/support heads added beside the classifier are not its layers
         module = _module_of(node.output[0])
