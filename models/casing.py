@@ -12,7 +12,7 @@ School"); a capital at each sentence start and "i" as "I". Letters change case a
 (a form of another length is not taken), so every offset holds for the text as written, which is
 what is stored and shown.
 
-The parse the checkers read is not made from this text: measured (README, Measured), the arc and
+The parse the checkers read is not made from this text: measured (docs/history.md), the arc and
 support heads trained on lower-case outputs parsed as written read such a parse slightly worse.
 """
 

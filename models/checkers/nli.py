@@ -253,7 +253,7 @@ class NLISentenceChecker:
         by default a user's directory is ``nli:FOLDER``. ``read_alone``: each claim is also read
         with no evidence and that contradiction taken off its readings (:meth:`_debiased`;
         three-way models). The bundled MPNet model reads the held-out summaries better with it,
-        the fast path's MiniLM model worse (README, Measured), which is read without."""
+        the fast path's MiniLM model worse (docs/history.md), which is read without."""
         path = Path(model_dir) if model_dir is not None else BUNDLED_DIR
         if display_name is not None:
             self.display_name = display_name

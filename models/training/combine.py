@@ -47,7 +47,7 @@ UNSEEN = ("frank_valid", "summeval", "polytope")
 NLI_UNSEEN_PREFIXES = ("nli/extra2/", "nli/extra3/")
 #: How many such pairs join the summaries: none for the shipped fit. With 300 (as many as the
 #: summaries) the short pairs, where ``dae`` reads poorly, set the weights for summaries too,
-#: and the fit on the summaries alone read every held-out summary set better (README, Measured).
+#: and the fit on the summaries alone read every held-out summary set better (docs/history.md).
 NLI_ROWS = 0
 #: The features the shipped fit may weigh; the others keep weight 0. The word-reading ones
 #: (``align``, the lowest arc) lift the summaries' ranking but fail the probes, written so that an

@@ -8,7 +8,7 @@ model trained on further for one goal (here: the arc and support heads, in-domai
 claims) drifts on the others; every weight taken as ``(1 - w) * earlier + w * later`` keeps
 some of what each learned; such averages of fine-tuned models of one lineage can read held-out
 data better than either end (measured here: better on the NLI sets, worse on the summaries, whose
-heads were trained with the later encoder; README, Measured).
+heads were trained with the later encoder; docs/history.md).
 
 Writes ``OUT/hf`` (the averaged model, ``LATER``'s tokenizer and config) and
 ``OUT/training.json`` (``LATER``'s training record with ``soup``: both ends and the weight), so

@@ -203,7 +203,7 @@ def test_bundled_models_have_no_int8_matrix_weights(name: str) -> None:
 
 @pytest.mark.parametrize("name", ("nli", "nli_fast", "arc_support_fast"))
 def test_bundled_classifiers_read_unrounded_activations(name: str) -> None:
-    # weight-only int8: no input is rounded over its whole tensor (README, twenty-first session)
+    # weight-only int8: no input is rounded over its whole tensor (docs/history.md, twenty-first session)
     path = resources_dir() / "models" / name / "model.onnx"
     if not path.is_file():
         pytest.skip(f"{name} is not bundled in this checkout")
