@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from models.errors import ModelLoadError, ModelNotFoundError
+from models.training.unexport import ORIGIN_FILE
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CACHE = REPO / "build" / "base_encoders"
@@ -78,14 +79,38 @@ PACK_SOURCE = "pack_source.txt"
 
 
 def describe(name: str | Path) -> str:
-    """Where a base encoder came from, for a trained model's config (an unpacked copy names its
-    origin and its int8 rounding)."""
+    """Where a base encoder came from, for a trained model's config and the About box.
+
+    ``minilm`` and ``mpnet`` name their package; an unpacked copy names its origin and its
+    rounding (:data:`PACK_SOURCE`); a shipped model rebuilt from its export
+    (:mod:`models.training.unexport`, which writes its ``ORIGIN_FILE``) names its own base and
+    version; any other directory is named by its folder and its config's ``_name_or_path``,
+    never by the path it had on the machine that trained it (the description ships in the
+    model's config)."""
     if str(name) in DESCRIPTIONS:
         return DESCRIPTIONS[str(name)]
-    source = Path(name) / PACK_SOURCE
+    path = Path(name)
+    source = path / PACK_SOURCE
     if source.is_file():
         return source.read_text(encoding="utf-8").strip()
-    return str(name)
+    rebuilt = _json(path / ORIGIN_FILE)
+    if rebuilt is not None and rebuilt.get("version"):
+        base = str(rebuilt.get("base") or "an NLI model").split("; carried")[0]
+        return f"{base}, continued from the NLI model {rebuilt['version']}"
+    named = (_json(path / "config.json") or {}).get("_name_or_path")
+    if named and not Path(str(named)).is_absolute():
+        return f"{named} (local directory {path.name})"
+    return f"local directory {path.name}"
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    import json
+
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _checked(path: Path) -> Path:
@@ -265,7 +290,7 @@ CARRIED_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
     "special_tokens_map.json",
-    "rebuilt_from.json",
+    ORIGIN_FILE,
 )
 
 

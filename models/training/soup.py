@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from models.training.unexport import ORIGIN_FILE
+
 WEIGHTS_FILE = "model.safetensors"
-ORIGIN_FILE = "rebuilt_from.json"  # written by models.training.unexport
 
 
 def average(earlier: dict[str, np.ndarray], later: dict[str, np.ndarray], weight: float) -> dict:

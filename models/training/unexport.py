@@ -122,8 +122,12 @@ def weights_of(onnx_path: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def rebuild(export_dir: Path, out_dir: Path, base_dir: Path) -> Path:
+def rebuild(export_dir: Path, out_dir: Path, base_dir: Path, base_name: str | None = None) -> Path:
     """Write a Hugging Face sequence classifier with the export's weights to ``out_dir``.
+
+    ``base_name``: how the base encoder was given (``mpnet``, ``minilm`` or a directory),
+    recorded in :data:`ORIGIN_FILE` by :func:`models.training.base_encoders.describe`, so the
+    record names the encoder, not the path it had on this machine.
 
     Raises:
         ModelLoadError: when the export lacks a file, a parameter of the architecture has no
@@ -177,9 +181,20 @@ def rebuild(export_dir: Path, out_dir: Path, base_dir: Path) -> Path:
             shutil.copy2(base_dir / name, out_dir / name)
     # what the shipped model was: a run that trains on goes on from it, and its card says so
     origin = {key: spec.get(key) for key in ("version", "base", "training", "held_out")}
-    origin |= {"export": str(export_dir), "rebuilt_on": str(base_dir)}
+    from models.training.base_encoders import describe  # it imports this module
+
+    origin |= {"export": _shown(export_dir), "rebuilt_on": describe(base_name or base_dir)}
     (out_dir / ORIGIN_FILE).write_text(json.dumps(origin, indent=2), encoding="utf-8")
     return out_dir
+
+
+def _shown(path: Path) -> str:
+    """A folder as a record names it: relative to the working directory when inside it (as
+    ``resources/models/nli``), else by its name, never by a path of this machine."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path.name
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -190,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("out_dir", type=Path, help="where the Hugging Face directory goes")
     ap.add_argument("--base", default="mpnet", help="the base encoder: mpnet, minilm or a dir")
     args = ap.parse_args(argv)
-    out = rebuild(args.export_dir, args.out_dir, resolve_base(args.base))
+    out = rebuild(args.export_dir, args.out_dir, resolve_base(args.base), args.base)
     print(f"rebuilt {args.export_dir} as {out}")
     return 0
 

@@ -56,7 +56,18 @@ def test_about_follows_the_model_files_when_they_change(tmp_path: Path, qtbot) -
     (folder / "arc_support" / "config.json").write_text(json.dumps(config), "utf-8")
     shutil.copy(models_dir() / "combiner.json", folder / "combiner.json")
     card = (models_dir() / "MODEL_CARD.md").read_text("utf-8")
-    (folder / "MODEL_CARD.md").write_text(card.replace("72.3    ", "88.8    "), "utf-8")
+    # the combined score's ranking in the card's current table, changed to a figure not shown
+    figures = headline_figures(card)
+    assert figures is not None
+    ranking = dict(figures.rows)["combined"][0]
+    row = next(
+        line for line in card.splitlines() if line.startswith("combined ") and ranking in line
+    )
+    assert "88.8" not in about_text(models_dir())
+    changed = card.replace(
+        row, row[: row.rindex(ranking)] + "88.8" + row[row.rindex(ranking) + len(ranking) :], 1
+    )
+    (folder / "MODEL_CARD.md").write_text(changed, "utf-8")
     dialog = AboutDialog(folder)
     qtbot.addWidget(dialog)
     text = dialog.text.toPlainText()

@@ -130,6 +130,54 @@ def test_minilm_and_directories_resolve_and_unknown_names_are_refused(tmp_path: 
         resolve_base(hf_dir)
 
 
+def test_a_directory_is_described_by_its_origin_never_by_its_path(tmp_path: Path) -> None:
+    import json
+
+    from models.training.base_encoders import DESCRIPTIONS, describe
+    from models.training.unexport import ORIGIN_FILE
+
+    assert (
+        describe("mpnet") == DESCRIPTIONS["mpnet"] and describe("minilm") == DESCRIPTIONS["minilm"]
+    )
+    plain = tiny_mpnet_dir(tmp_path / "my-encoder")
+    config = json.loads((plain / "config.json").read_text(encoding="utf-8"))
+    config["_name_or_path"] = str(tmp_path / "where-it-was-saved")
+    (plain / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert describe(plain) == "local directory my-encoder"
+    config["_name_or_path"] = "someorg/some-encoder"
+    (plain / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert describe(plain) == "someorg/some-encoder (local directory my-encoder)"
+    # a shipped model rebuilt from its export names its own base and version
+    rebuilt = tmp_path / "rebuilt"
+    rebuilt.mkdir()
+    origin = {"version": "abc123def456", "base": DESCRIPTIONS["mpnet"] + "; carried packed (fp16)"}
+    (rebuilt / ORIGIN_FILE).write_text(json.dumps(origin), encoding="utf-8")
+    assert (
+        describe(rebuilt) == f"{DESCRIPTIONS['mpnet']}, continued from the NLI model abc123def456"
+    )
+    for folder in (plain, rebuilt):
+        assert str(tmp_path) not in describe(folder)
+
+
+def test_no_bundled_config_names_a_path_of_the_machine_that_built_it() -> None:
+    import json
+
+    from models.bundle_info import models_dir
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) else []
+
+    configs = sorted(models_dir().glob("*/config.json"))
+    assert len(configs) >= 5
+    for path in configs:
+        for text in strings(json.loads(path.read_text(encoding="utf-8"))):
+            assert not text.startswith(("/", "~")) and "/work/" not in text, (path, text)
+
+
 @pytest.mark.parametrize("int8", [False, True])
 def test_a_packed_encoder_unpacks_from_parts_spread_over_folders(
     int8: bool, tmp_path: Path

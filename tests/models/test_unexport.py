@@ -52,6 +52,11 @@ def test_a_rebuilt_model_has_the_exported_weights_and_answers_as_the_export(
 
     base, onnx_dir = _exported(tmp_path, model_type, quantize)
     out = rebuild(onnx_dir, tmp_path / "rebuilt", base)
+    # what it was is recorded without a path of this machine
+    from models.training.unexport import ORIGIN_FILE
+
+    origin = (out / ORIGIN_FILE).read_text(encoding="utf-8")
+    assert str(tmp_path) not in origin and '"rebuilt_on": "local directory base"' in origin
     original = transformers.AutoModelForSequenceClassification.from_pretrained(
         str(tmp_path / "hf")
     ).eval()
