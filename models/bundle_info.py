@@ -17,12 +17,24 @@ from models.resources import resources_dir
 
 #: What each kind of bundled file does, in the words the window uses.
 ROLES = {
-    "factdesk-arc-support": "arc entailment (dae) and sentence support (support)",
+    "factdesk-arc-support": "arc entailment and sentence support",
     "factdesk-embedder": "sentence embedder that picks the evidence windows",
-    "factdesk-aligner": "word alignment (align)",
-    "factdesk-nli": "three-way NLI: claims against the source (nli, or nli-fast when MiniLM)",
-    "factdesk-combiner": "combined score (the default shown)",
+    "factdesk-aligner": "word alignment",
+    "factdesk-nli": "three-way NLI: claims against the source",
+    "factdesk-combiner": "combined score",
 }
+#: The checkers each bundled folder or file serves, as ``--checker`` and the window name them.
+CHECKERS = {
+    "nli": "nli",
+    "nli_fast": "nli-fast, the fast path",
+    "arc_support": "dae and support, on the nli model's encoder",
+    "arc_support_fast": "dae-fast and support-fast, the fast path",
+    "aligner": "align",
+    "combiner.json": "combined, the score shown by default",
+    "combiner_fast.json": "combined-fast, the fast path",
+}
+#: The combined scores' weight files, in the order they are listed.
+COMBINER_FILES = ("combiner.json", "combiner_fast.json")
 
 #: Columns of the card's quality table that make its headline, matched by their start.
 HEADLINE = ("ranking", "FRANK BA", "SummEval BA", "XSumFaith token F1", "arc acc")
@@ -70,19 +82,26 @@ def bundled_models(folder: Path | None = None) -> list[BundledModel]:
         found.append(
             BundledModel(
                 config.parent.name,
-                ROLES.get(kind, kind or "unknown kind"),
+                _role(config.parent.name, ROLES.get(kind, kind or "unknown kind")),
                 str(spec.get("version", "unversioned")),
                 str(spec["base"]) if spec.get("base") else None,
             )
         )
-    spec = _read(folder / "combiner.json")
-    if spec is not None:
+    for name in COMBINER_FILES:
+        spec = _read(folder / name)
+        if spec is None:
+            continue
         try:
             version = Combiner(spec).version
         except Exception:  # noqa: BLE001 - an unreadable combiner is listed, not fatal here
             version = "unreadable"
-        found.append(BundledModel("combiner.json", ROLES["factdesk-combiner"], version))
+        found.append(BundledModel(name, _role(name, ROLES["factdesk-combiner"]), version))
     return found
+
+
+def _role(name: str, does: str) -> str:
+    """What a bundled file does and, where known, the checkers it serves."""
+    return f"{does} ({CHECKERS[name]})" if name in CHECKERS else does
 
 
 def _read(path: Path) -> dict | None:

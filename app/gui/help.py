@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -194,14 +194,31 @@ class AboutDialog(QDialog):
     def __init__(self, folder: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("About FactDesk")
-        self.resize(760, 420)
-        self.text = QPlainTextEdit(about_text(folder))
+        text = about_text(folder)
+        self.text = QPlainTextEdit(text)
         self.text.setAccessibleName("About FactDesk")
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         font: QFont = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.text.setFont(font)
         _layout(self, self.text)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        self.resize(fitting(text, font, screen.availableGeometry() if screen else None))
+
+
+def fitting(text: str, font: QFont, room: QRect | None) -> QSize:
+    """A size that shows every line of ``text`` whole, without scrolling, where the screen's
+    free area ``room`` allows (at most 90% of its width and 85% of its height; at least
+    760 × 420)."""
+    metrics = QFontMetrics(font)
+    lines = text.splitlines() or [""]
+    # the text's margins, the frame, a scroll bar's width and the button row
+    width = max(metrics.horizontalAdvance(line) for line in lines) + 60
+    height = metrics.lineSpacing() * (len(lines) + 1) + 90
+    if room is not None:
+        width = min(width, int(room.width() * 0.9))
+        height = min(height, int(room.height() * 0.85))
+    return QSize(max(width, 760), max(height, 420))
 
 
 def _layout(dialog: QDialog, body: QWidget) -> None:

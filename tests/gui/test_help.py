@@ -45,7 +45,32 @@ def test_about_opens_and_shows_the_version_of_every_bundled_model(qtbot, window)
     assert figures is not None and figures.rows
     combined = dict(figures.rows)["combined"]
     assert "combined" in text and combined[0] in text  # the card's ranking figure
+    # each file names the checkers it serves, the fast path's apart from the default one's
+    listed = text.split("Quality on held-out")[0].splitlines()
+    serves = {line.split()[0]: line for line in listed if line.startswith("  ") and line.split()}
+    assert serves["nli"].endswith("(nli)") and "(nli-fast, the fast path)" in serves["nli_fast"]
+    assert "(combined-fast, the fast path)" in serves["combiner_fast.json"]
+    assert "(combined, the score shown by default)" in serves["combiner.json"]
     dialog.close()
+
+
+def test_about_is_as_wide_as_its_lines_where_the_screen_allows(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    from app.gui.help import fitting
+
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    text, font = dialog.text.toPlainText(), dialog.text.font()
+    lines = text.splitlines()
+    longest = max(QFontMetrics(font).horizontalAdvance(line) for line in lines)
+    assert longest > 760  # the model table is wider than the dialog's smallest size
+    wide = fitting(text, font, QRect(0, 0, 2560, 1440))
+    assert wide.width() > longest and wide.height() > QFontMetrics(font).lineSpacing() * len(lines)
+    small = fitting(text, font, QRect(0, 0, 1024, 600))
+    assert small.width() <= 0.9 * 1024 and small.height() <= 0.85 * 600
+    assert dialog.width() >= min(wide.width(), 760)  # opened at its fitting size
 
 
 def test_about_follows_the_model_files_when_they_change(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
