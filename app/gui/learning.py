@@ -46,7 +46,8 @@ BLIND_TIP = (
 )
 LANE = "model"  # adaptation writes scores: never beside an analysis
 
-HELP_TEXT = """Learning from your judgments
+#: The Calibration and adaptation help, as written here; :data:`HELP_TEXT` is what the box shows.
+_HELP = """Learning from your judgments
 
 Calibrate threshold (Analysis menu; factdesk calibrate): from the pairs, sentences and arcs you
 have judged, FactDesk fits the threshold that best matches your decisions (best balanced
@@ -71,6 +72,9 @@ says why it is where it is.
 What they are not: calibration and adaptation fit this editor on this project. The figures
 they report are measured on your own judgments; they are no claim about the checker's quality
 on other projects, other editors or other kinds of text."""
+#: One line per paragraph: the message box wraps it to its own width (the source's line breaks,
+#: kept, broke its lines again mid-sentence).
+HELP_TEXT = "\n\n".join(" ".join(part.split("\n")) for part in _HELP.split("\n\n"))
 
 
 class LearningPanel(QObject):

@@ -125,6 +125,10 @@ def test_stats_has_the_learning_plots(win: MainWindow) -> None:
 def test_help_says_what_learning_does_and_does_not(win: MainWindow) -> None:
     box = win.learning.show_help()
     assert box.text() == HELP_TEXT
+    # paragraphs flow: no line break inside one (the box wraps to its width)
+    paragraphs = HELP_TEXT.split("\n\n")
+    assert len(paragraphs) == 5 and all("\n" not in p and "  " not in p for p in paragraphs)
+    assert "you have judged, FactDesk fits" in HELP_TEXT
     assert "not" in HELP_TEXT and "this project" in HELP_TEXT
     box.close()
 
