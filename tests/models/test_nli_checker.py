@@ -509,3 +509,40 @@ def test_the_bundled_checkers_name_the_bundled_ranker() -> None:
     default_checkers()
     for name in ("nli", "dae", "support"):
         assert load_checker(name).version.endswith(f"+ret{version[:6]}")
+
+
+def test_pairs_read_in_batches_keep_their_order_and_their_probabilities(tmp_path: Path) -> None:
+    """A Hugging Face model reads one pair at a time on a CPU and ``torch_batch`` at a time on
+    a GPU, pairs of similar length together: each row still belongs to its own pair, and a pair
+    reads the same in a padded batch as alone."""
+    from models.checkers.nli import GPU_BATCH, NLISentenceChecker
+
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    checker = NLISentenceChecker(tiny_nli(tmp_path / "nli", labels), device="cpu")
+    assert checker.torch_batch == 1 and GPU_BATCH > 1
+    with torch.no_grad():  # weights far from zero: distinct pairs read distinctly
+        for weight in checker._model.parameters():
+            weight.mul_(20)
+    premises = [
+        "the mayor of paris opened the bridge on tuesday it cost four million euros .",
+        "the mayor closed it .",
+        "lyon opened the bridge on tuesday .",
+        "it cost four million euros .",
+        "the mayor of lyon closed the bridge on tuesday .",
+    ]
+    hypotheses = [
+        "the mayor opened it .",
+        "paris closed the bridge .",
+        "it cost euros .",
+        "",
+        "lyon",
+    ]
+    alone = checker._probs(premises, hypotheses)
+    checker.torch_batch = 3  # lengths differ: batches are padded and taken out of order
+    together = checker._probs(premises, hypotheses)
+    assert together.shape == (5, 3)
+    assert np.abs(together - alone).max() < 1e-5
+    # the rows are the pairs' own: distinct pairs read differently, in the order given
+    assert min(np.abs(alone[i] - alone[j]).max() for i in range(5) for j in range(i)) > 0.01
+    reversed_rows = checker._probs(premises[::-1], hypotheses[::-1])
+    assert np.abs(reversed_rows[::-1] - alone).max() < 1e-5
