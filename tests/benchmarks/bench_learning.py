@@ -30,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +41,6 @@ import numpy as np  # noqa: E402
 CACHE = ROOT / "build" / "learning"
 SETS = ("summeval", "frank_valid", "xsumfaith")
 NS = (25, 50, 100, 200)
-COMPONENTS = ("dae", "support", "align", "lexical")
 
 
 @dataclass
@@ -109,13 +109,23 @@ def pair_key(r: object) -> str:
 def scored_pairs(data_dir: Path, dataset: str, per_set: int, log=print) -> list[Pair]:
     """The set's pairs with their component features, from the cache or scored now.
 
-    The cache (``build/learning/<set>.jsonl``) holds one line per scored pair, keyed by its
-    texts, so a larger sample scores only the pairs it adds and a killed run resumes.
+    The cache (``build/learning/<set>_<versions>.jsonl``, named by the combined score's version
+    and its components') holds one line per scored pair, keyed by its texts, so a larger sample
+    scores only the pairs it adds and a killed run resumes.
     """
+    from models.checkers.combined import load_combiner
+    from models.registry import load_checker
     from models.training.examples import fingerprint
 
     recs = held_out_records(data_dir, dataset, per_set)
-    path = CACHE / f"{dataset}.jsonl"
+    # every checker the bundled combined score reads, and the cache named by their versions:
+    # a new model or combiner scores the pairs again instead of reading stale features
+    _one_thread()  # before the checkers load: their sessions take it
+    combiner = load_combiner()
+    checkers = {n: load_checker(n, device="cpu") for n in combiner.components}
+    versions = [combiner.version, *(f"{n}={c.version}" for n, c in sorted(checkers.items()))]
+    key = hashlib.sha1(json.dumps(versions).encode()).hexdigest()[:12]
+    path = CACHE / f"{dataset}_{key}.jsonl"
     done: dict[str, list] = {}
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -126,22 +136,20 @@ def scored_pairs(data_dir: Path, dataset: str, per_set: int, log=print) -> list[
             done[d["key"]] = d["sentences"]
     todo = [r for r in recs if pair_key(r) not in done]
     if todo:
-        done.update(_score(todo, path, log, dataset))
+        done.update(_score(todo, path, log, dataset, combiner, checkers))
     return [
         Pair(dataset, fingerprint(r.document), int(r.faithful), done[pair_key(r)]) for r in recs
     ]
 
 
-def _score(recs: list, path: Path, log, dataset: str) -> dict[str, list]:
+def _score(
+    recs: list, path: Path, log, dataset: str, combiner: Any, checkers: dict[str, Any]
+) -> dict[str, list]:
     from models.checkers.base import PairInput
-    from models.checkers.combined import load_combiner, sentence_features
+    from models.checkers.combined import sentence_features
     from models.parsing import parse_many
-    from models.registry import load_checker
 
-    _one_thread()
     CACHE.mkdir(parents=True, exist_ok=True)
-    combiner = load_combiner()
-    checkers = {n: load_checker(n, device="cpu") for n in COMPONENTS}
     started = time.monotonic()
     out: dict[str, list] = {}
     with path.open("a", encoding="utf-8") as fh:
@@ -221,7 +229,7 @@ class Scored:
     y: np.ndarray  # 1 faithful
     docs: list[str]
     sent_base: list[np.ndarray]  # per pair: bundled probability per checked sentence
-    sent_comps: list[np.ndarray]  # per pair: (sentences, 4) raw head features
+    sent_comps: list[np.ndarray]  # per pair: (sentences, len(HEAD_FEATURES)) raw head features
     disagree: list[tuple[int, ...]]  # per pair: sentences where dae and support disagree
 
 
@@ -273,10 +281,12 @@ def queue_order(sc: Scored, threshold: float = 0.5) -> list[int]:
 
 def adapted_scores(sc: Scored, judged: list[int]) -> tuple[np.ndarray, float]:
     """Pair scores of the whole set under a head adapted to the judged pairs; fit seconds."""
+    from models.checkers.adapted import HEAD_FEATURES
     from models.checkers.combined import load_combiner
     from models.training.adapt import Rows, adapt
 
     combiner = load_combiner()
+    width = len(HEAD_FEATURES)
     base, comps = [], []
     for k in judged:  # a pair judgment: the pair's lowest value per signal
         base.append(float(sc.sent_base[k].min()) if len(sc.sent_base[k]) else 0.5)
@@ -285,11 +295,11 @@ def adapted_scores(sc: Scored, judged: list[int]) -> tuple[np.ndarray, float]:
             comps.append(
                 [np.nan if np.isnan(col).all() else float(np.nanmin(col)) for col in c.T]
                 if len(c)
-                else [np.nan] * 4
+                else [np.nan] * width
             )
     rows = Rows(
         np.array(base),
-        np.array(comps).reshape(len(base), 4),
+        np.array(comps).reshape(len(base), width),
         sc.y[judged].astype(float),
         np.ones(len(judged)),
     )
