@@ -33,8 +33,6 @@ CHECKERS = {
     "combiner.json": "combined, the score shown by default",
     "combiner_fast.json": "combined-fast, the fast path",
 }
-#: The combined scores' weight files, in the order they are listed.
-COMBINER_FILES = ("combiner.json", "combiner_fast.json")
 
 #: Columns of the card's quality table that make its headline, matched by their start.
 HEADLINE = ("ranking", "FRANK BA", "SummEval BA", "XSumFaith token F1", "arc acc")
@@ -70,12 +68,12 @@ def bundled_models(folder: Path | None = None) -> list[BundledModel]:
     Args:
         folder: the models folder; the bundled one when None.
     """
-    from models.checkers.combined import Combiner
+    from models.checkers.combined import BUNDLED_FILE, FAST_FILE, Combiner
 
     folder = models_dir() if folder is None else folder
     found: list[BundledModel] = []
     for config in sorted(folder.glob("*/config.json")):
-        spec = _read(config)
+        spec = read_json(config)
         if spec is None:
             continue
         kind = str(spec.get("kind", ""))
@@ -87,8 +85,8 @@ def bundled_models(folder: Path | None = None) -> list[BundledModel]:
                 str(spec["base"]) if spec.get("base") else None,
             )
         )
-    for name in COMBINER_FILES:
-        spec = _read(folder / name)
+    for name in (BUNDLED_FILE.name, FAST_FILE.name):
+        spec = read_json(folder / name)
         if spec is None:
             continue
         try:
@@ -104,7 +102,8 @@ def _role(name: str, does: str) -> str:
     return f"{does} ({CHECKERS[name]})" if name in CHECKERS else does
 
 
-def _read(path: Path) -> dict | None:
+def read_json(path: Path) -> dict | None:
+    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
     try:
         spec = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

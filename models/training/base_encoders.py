@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from models.bundle_info import read_json
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.training.unexport import ORIGIN_FILE
 
@@ -93,24 +94,14 @@ def describe(name: str | Path) -> str:
     source = path / PACK_SOURCE
     if source.is_file():
         return source.read_text(encoding="utf-8").strip()
-    rebuilt = _json(path / ORIGIN_FILE)
+    rebuilt = read_json(path / ORIGIN_FILE)
     if rebuilt is not None and rebuilt.get("version"):
         base = str(rebuilt.get("base") or "an NLI model").split("; carried")[0]
         return f"{base}, continued from the NLI model {rebuilt['version']}"
-    named = (_json(path / "config.json") or {}).get("_name_or_path")
+    named = (read_json(path / "config.json") or {}).get("_name_or_path")
     if named and not Path(str(named)).is_absolute():
         return f"{named} (local directory {path.name})"
     return f"local directory {path.name}"
-
-
-def _json(path: Path) -> dict[str, Any] | None:
-    import json
-
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _checked(path: Path) -> Path:
