@@ -7,7 +7,10 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
 
 * coordinated clauses of the main verb ("opened the bridge and praised the workers") become one
   claim each; a clause without its own subject borrows the main clause's subject and auxiliaries
-  ("He was arrested and charged" -> "He was arrested", "He was charged");
+  ("He was arrested and charged" -> "He was arrested", "He was charged"); a verb in a finite
+  form of its own ("is bidding … and has a title shot") borrows the subject alone, and a verb
+  that may belong to a reported clause before it ("says the rocket landed, but tipped over") is
+  not split off;
 * a relative clause whose pronoun is its subject ("the mayor, who was elected in 2019") becomes
   a claim about its noun ("the mayor was elected in 2019") and leaves the main claim;
 * clauses joined by a semicolon, each with its own subject and verb, are split first;
@@ -138,7 +141,10 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     conjs = [
         c
         for c in children[root]
-        if toks[c].dep == "conj" and toks[c].pos in VERBAL and c not in quoted
+        if toks[c].dep == "conj"
+        and toks[c].pos in VERBAL
+        and c not in quoted
+        and not _may_join_reported(toks, children, root, c)
     ]
     main = subtree(root) - removed
     for c in conjs:
@@ -165,6 +171,25 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     if any(not _states_something(b) for b in built):
         return (sentence,)
     return tuple(built)
+
+
+def _may_join_reported(
+    toks: tuple[Token, ...], children: dict[int, list[int]], root: int, conj: int
+) -> bool:
+    """Whether a verb coordinated with the main verb may instead belong to the reported clause
+    just before it: "Musk says the rocket landed, but tipped over" (lower-cased, the parser
+    joins "tipped" to "says"; it is the rocket that tipped over). The verb has no subject of its
+    own and follows a clause complement of the main verb that has one, so the parse cannot tell
+    whose verb it is; split off with the main verb's subject it would be a claim the sentence
+    may not make ("Musk tipped over"), so it stays in the main claim."""
+    if any(toks[k].dep in SUBJECTS for k in children[conj]):
+        return False
+    for k in children[root]:
+        if toks[k].dep != "ccomp" or not k < conj:
+            continue
+        if any(toks[s].dep in SUBJECTS for s in children[k]) and max(_subtree(children, k)) < conj:
+            return True
+    return False
 
 
 def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:
@@ -343,6 +368,9 @@ def _shared_auxiliaries(
         verb.text.lower() != verb.lemma.lower()
     ):
         return set()
+    if _finite_of_its_own(verb):
+        # "is bidding for a fourth win and has a title shot" -> "has a title shot", not "is has"
+        return set()
     between = range(min(root, clause) + 1, max(root, clause))
     contrast = any(
         toks[k].dep == "cc" and toks[k].text.lower() in CONTRASTING
@@ -350,6 +378,20 @@ def _shared_auxiliaries(
         if k in between
     )
     return {k for k in auxiliaries if not (contrast and toks[k].dep == "neg")}
+
+
+#: Finite forms of "be", "have" and "do", which carry their own tense.
+FINITE_FORMS = frozenset({"is", "are", "am", "was", "were", "has", "does", "'s", "'re", "'m"})
+
+
+def _finite_of_its_own(verb: Token) -> bool:
+    """Whether a verb is in a finite form of its own: "is", "were", "has", "does", or a third
+    person "-s" form ("acts", "carries"); such a verb takes no auxiliary of another. A form
+    that may be a participle ("charged", "kept") or bare ("have") is not told apart here."""
+    text, lemma = verb.text.lower(), verb.lemma.lower()
+    if text in FINITE_FORMS:
+        return True
+    return text != lemma and text in (lemma + "s", lemma + "es", lemma[:-1] + "ies")
 
 
 def _quoted(toks: tuple[Token, ...]) -> set[int]:

@@ -34,6 +34,21 @@ def test_a_subject_relative_clause_is_a_claim_about_its_noun() -> None:
     ]
 
 
+def test_a_verb_that_may_belong_to_a_reported_clause_is_not_split_off() -> None:
+    # lower-cased, the parser joins "tipped" to "says": split off with the main verb's subject
+    # it would claim that Musk tipped over
+    text = "spacex founder elon musk says the rocket landed, but tipped over ."
+    (sentence,) = parse(text).sentences
+    tipped = next(t for t in sentence.tokens if t.text == "tipped")
+    assert sentence.tokens[tipped.head].text == "says"  # the parse this guards against
+    assert split_claims(sentence) == (sentence,)
+    # with no reported clause before it, a verb without a subject still borrows the main one
+    assert _claims("spacex founder elon musk praised the team, but warned of delays .") == [
+        "spacex founder elon musk praised the team",
+        "spacex founder elon musk warned of delays",
+    ]
+
+
 def test_a_sentence_that_makes_one_claim_is_kept_whole() -> None:
     text = "Smith, the mayor of Leeds, said the plan would cost 5 million pounds."
     (sentence,) = parse(text).sentences
@@ -68,6 +83,22 @@ def test_a_verb_in_its_own_tense_shares_no_do_and_no_negation() -> None:
     assert _claims("He did not confirm or deny the report.") == [
         "He did not confirm",
         "He did not deny the report",
+    ]
+
+
+def test_a_verb_in_a_finite_form_of_its_own_takes_no_auxiliary() -> None:
+    assert _claims("The champion is training in Denver and has a title fight in May.") == [
+        "The champion is training in Denver",
+        "The champion has a title fight in May",
+    ]
+    assert _claims("The family have filed a report and are worried.") == [
+        "The family have filed a report",
+        "The family are worried",
+    ]
+    # a participle or a bare verb shares them as before
+    assert _claims("He was arrested and kept in custody.") == [
+        "He was arrested",
+        "He was kept in custody",
     ]
 
 
