@@ -184,12 +184,12 @@ def _may_join_reported(
     may not make ("Musk tipped over"), so it stays in the main claim."""
     if any(toks[k].dep in SUBJECTS for k in children[conj]):
         return False
-    for k in children[root]:
-        if toks[k].dep != "ccomp" or not k < conj:
-            continue
-        if any(toks[s].dep in SUBJECTS for s in children[k]) and max(_subtree(children, k)) < conj:
-            return True
-    return False
+    return any(
+        toks[k].dep == "ccomp"
+        and any(toks[s].dep in SUBJECTS for s in children[k])
+        and max(_subtree(children, k)) < conj
+        for k in children[root]
+    )
 
 
 def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:

@@ -74,8 +74,10 @@ CONFIG_FILE = "config.json"
 #: of their own; what an appositive says of its noun, "X is Y", is read as well and counts only
 #: where the source contradicts it; an event dated by an interval from the sentence's year, "in
 #: 1968, four years after the station closed", is a claim with that year, "the station closed in
-#: 1964"; a verb without a subject after a reported clause that has one, "Musk says the rocket
-#: landed, but tipped over", is not split off, since the parse cannot tell whose it is);
+#: 1964"; a verb in a finite form of its own borrows the subject but no auxiliary, "is bidding
+#: … and has a title shot" -> "has a title shot"; a verb without a subject after a reported
+#: clause that has one, "Musk says the rocket landed, but tipped over", is not split off, since
+#: the parse cannot tell whose it is);
 #: decades and centuries are read as the year the source
 #: states ("in the 1990s" -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
