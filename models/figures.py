@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 UNITS = {
     w: n
@@ -31,7 +31,19 @@ TENS = {
     for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
     if n > 1
 }
-SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+SCALES = {
+    "dozen": 12.0,
+    "hundred": 1e2,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+}
+#: Words that say how many of a scale, vaguely, as the range they allow: "a few hundred" is 200
+#: to 500, "several thousand" 3,000 to 9,000, "hundreds of" 200 to 999 (:data:`VAGUE_SCALED`).
+VAGUE_COUNTS = {"a few": (2, 5), "several": (3, 9)}
+#: ... and a scale in the plural before "of" ("hundreds of", "dozens of").
+VAGUE_SCALED = (2, 9.99)
 
 #: Words before a figure that round it: the true value is at least the figure ("more than
 #: 200,000" for 230,000), at most it ("under 3 weeks"), or near it ("about 4 million").
@@ -123,7 +135,8 @@ _HEDGES = (
 )
 _WORD_NUMBER = "|".join(sorted([*UNITS, *TENS], key=len, reverse=True))
 DIGITS_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion)|(?<=\d)(?:m|bn)\b)"
+_SCALE = r"(?:\s+(?:dozen|hundred|thousand|million|billion|trillion)|(?<=\d)(?:m|bn)\b)"
+_SCALE_WORD = r"(?:dozen|hundred|thousand|million|billion)"
 # a number: digits or words ("forty-three", "a thousand"), maybe with a scale
 NUMBER_PATTERN = (
     rf"(?:(?:{DIGITS_PATTERN})|(?:(?:{_WORD_NUMBER})(?:-(?:{_WORD_NUMBER}))?)|(?:an?))(?:{_SCALE})*"
@@ -148,13 +161,40 @@ FRACTIONS = {
 }
 FRACTION_PATTERN = "|".join(sorted(FRACTIONS, key=len, reverse=True))
 HEDGE_PATTERN = "|".join(re.escape(h) for h, _ in _HEDGES)
+#: What may follow "one bud in seven": a share with the counted noun inside it is only read as
+#: one where no noun follows its whole ("two goals in ten minutes" is a rate, not a share): the
+#: sentence ends, or a verb comes ("was lost", "said", "backed").
+_AFTER_SHARE_OF_NOUN = (
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:is|are|was|were|has|have|had|will|would|could|can|may|might|"
+    r"do|does|did|say|says|said|got|get|gets|now|still)\b|\s+[a-z]+ed\b)"
+)
+#: Words that cannot be the counted noun of such a share.
+_NOT_COUNTED = r"(?!(?:of|and|or|per|percent|times|more|less|fewer|than|a|an|the|every)\b)"
+#: A part after a whole number ("one and a half", "two and three quarters"), and how far off a
+#: figure so written may be.
+AND_PARTS = {r"a\s+half": 0.5, r"a\s+quarter": 0.25, r"three\s+quarters": 0.75}
+#: Words after a figure that name what it counts in a way that must agree ("three weeks" is not
+#: "1.6 times"); other nouns may be reworded ("40 vessels" for "43 ships").
+UNIT_WORDS = frozenset(
+    """time second minute hour day week month year decade century percent metre meter
+    kilometre kilometer km mile foot feet inch yard kilogram kg gram tonne ton pound dollar euro
+    pence cent penny litre liter gallon acre hectare degree point goal run vote seat""".split()
+)
+#: A count may be hyphened to its unit ("a nine-day strike", "a 27-metre tower"): it is read
+#: with the unit as "nine days" is (a share is not: "half-time").
+_HYPHENED_UNIT = "|".join(sorted(UNIT_WORDS, key=len, reverse=True))
 _FIGURE = re.compile(
     rf"(?<![\w.,-])(?:(?P<hedge>{HEDGE_PATTERN})\s+)?"
-    rf"(?:(?P<share_of>(?P<part>{NUMBER_PATTERN})\s+(?:in|out\s+of)\s+(?P<whole>{NUMBER_PATTERN}))"
+    rf"(?:(?:(?P<share_of>(?P<part>{NUMBER_PATTERN})\s+"
+    rf"(?:{_NOT_COUNTED}(?P<counted>[a-z]+)\s+)?(?:in|out\s+of)\s+(?:every\s+)?"
+    rf"(?P<whole>{NUMBER_PATTERN})(?![,.]?\d)(?(counted){_AFTER_SHARE_OF_NOUN}))"
     rf"|(?P<fraction>{FRACTION_PATTERN})"
     rf"|(?P<percent>(?P<pvalue>{DIGITS_PATTERN})\s*(?:%|percent\b|per\s+cent\b))"
-    rf"|(?P<count>{NUMBER_PATTERN}))"
-    rf"(?![\w-])",
+    rf"|(?P<vague>(?:(?P<few>a\s+few|several)\s+(?P<scale>{_SCALE_WORD}))"
+    rf"|(?P<scales>{_SCALE_WORD})s\s+of))"
+    rf"(?![\w-])"
+    rf"|(?P<count>{NUMBER_PATTERN})(?:\s+and\s+(?P<and_part>{'|'.join(AND_PARTS)}))?"
+    rf"(?!\w)(?!-(?!(?:{_HYPHENED_UNIT})\b)))",
     re.IGNORECASE,
 )
 #: A year as a figure's words write it ("1968").
@@ -177,6 +217,10 @@ class Figure:
         figure_start: where the figure itself starts (after the hedge).
         precision: how far off a rounded figure may be (:func:`place`; ten points for a share
             in words: "a third", "two in three").
+        counted: the noun a share in words names inside it, in the plural ("buds" for "one bud
+            in seven").
+        upper: for a vague count ("a few hundred", "dozens of"; hedge "span"), the most it
+            allows; ``value`` is the least.
     """
 
     start: int
@@ -187,6 +231,8 @@ class Figure:
     text: str
     figure_start: int
     precision: float
+    counted: str | None = None
+    upper: float | None = None
 
 
 def words_value(text: str) -> float | None:
@@ -206,12 +252,22 @@ def find_figures(text: str) -> list[Figure]:
         figure_start = m.start() if hedge is None else m.end("hedge")
         while figure_start < m.end() and text[figure_start].isspace():
             figure_start += 1
-        kind, value, precision = "count", None, None
+        kind, value, precision, counted, upper = "count", None, None, None, None
         if m.group("share_of"):
             part, whole = words_value(m.group("part")), words_value(m.group("whole"))
+            counted = m.group("counted")
+            if counted and part == 1:
+                counted = plural(counted)
             if part is not None and whole and part < whole and not YEAR.fullmatch(m["whole"]):
                 kind, value, precision = "share", 100.0 * part / whole, 10.0
                 direction = direction or "near"  # "seven in ten" rounds whatever the hedge
+        elif m.group("vague"):
+            if hedge is not None:
+                continue  # "about a few hundred": no figure to read
+            scale = SCALES[(m.group("scale") or m.group("scales")).lower()]
+            few = m.group("few")
+            low, high = VAGUE_COUNTS[" ".join(few.lower().split())] if few else VAGUE_SCALED
+            value, upper, direction = low * scale, high * scale, "span"
         elif m.group("fraction"):
             kind, value, precision = "share", FRACTIONS[m.group("fraction").lower()], 10.0
             direction = direction or "near"
@@ -219,9 +275,20 @@ def find_figures(text: str) -> list[Figure]:
             kind, value = "share", float(m.group("pvalue").replace(",", ""))
         else:
             said = m.group("count")
-            if said.lower() in ("a", "an") or (hedge is None and YEAR.fullmatch(said)):
+            if said.lower() in ("a", "an"):
+                if hedge is None or unit_after(text, m.end()) is None:
+                    continue  # an article, unless a hedged unit's ("more than a week")
+                value = 1.0
+            elif hedge is None and YEAR.fullmatch(said):
                 continue
-            value = words_value(said)
+            else:
+                value = words_value(said)
+                if hedge is None and re.search(r"dozen", said, re.IGNORECASE):
+                    direction = "near"  # "a dozen" rounds: said of 11 or 13
+                part = m.group("and_part")
+                if value is not None and part is not None:
+                    value += next(v for p, v in AND_PARTS.items() if re.fullmatch(p, part))
+                    precision = 0.25  # "one and a half" is rounded to a quarter at most
         if value is None:
             continue
         out.append(
@@ -234,6 +301,8 @@ def find_figures(text: str) -> list[Figure]:
                 m.group(),
                 figure_start,
                 place(value) if precision is None else precision,
+                counted,
+                upper,
             )
         )
     return out
@@ -265,6 +334,8 @@ def holds(said: Figure, stated: Figure) -> bool:
     x, v = stated.value, said.value
     if said.hedge is None:
         return x == v
+    if said.hedge == "span":
+        return v <= x <= (said.upper if said.upper is not None else v)
     near = abs(x - v) <= min(ROUNDING * abs(v), said.precision)
     return {
         "up": v <= x <= BOUND * v,
@@ -275,24 +346,48 @@ def holds(said: Figure, stated: Figure) -> bool:
     }[said.hedge]
 
 
-#: Words after a figure that name what it counts in a way that must agree ("three weeks" is not
-#: "1.6 times"); other nouns may be reworded ("40 vessels" for "43 ships").
-UNIT_WORDS = frozenset(
-    """time second minute hour day week month year decade century percent metre meter
-    kilometre kilometer km mile foot feet inch yard kilogram kg gram tonne ton pound dollar euro
-    pence cent penny litre liter gallon acre hectare degree point goal run vote seat""".split()
-)
+#: Units of time and their length in days: a duration may be reworded in another unit ("in
+#: under three weeks" for "every 19 days", "more than a week" for "nine-day").
+TIME_UNITS = {
+    "second": 1 / 86400,
+    "minute": 1 / 1440,
+    "hour": 1 / 24,
+    "day": 1.0,
+    "week": 7.0,
+    "month": 365.25 / 12,
+    "year": 365.25,
+    "decade": 3652.5,
+    "century": 36525.0,
+}
 
 
 def unit_after(text: str, end: int) -> str | None:
     """The unit word right after a figure ending at ``end`` (singular), if it is one."""
+    return unit_span(text, end)[0]
+
+
+def unit_span(text: str, end: int) -> tuple[str | None, int]:
+    """The unit word right after a figure ending at ``end`` (singular; None if the next word is
+    not a unit) and where that word ends (``end`` when there is none)."""
     m = re.match(r"[\s-]*([A-Za-z]+)", text[end:])
     if not m:
-        return None
+        return None, end
     word = m.group(1).lower()
     for w in (word, word[:-1] if word.endswith("s") else word, word[:-2]):
         if w in UNIT_WORDS:
-            return "feet" if w == "foot" else w
+            return ("feet" if w == "foot" else w), end + m.end()
+    return None, end
+
+
+def in_unit(stated: Figure, unit: str | None, stated_unit: str | None) -> Figure | None:
+    """A source figure read in the unit a claim's figure is written in: as it is where either
+    has no unit or they agree, converted between units of time ("19 days" as 2.7 weeks), None
+    where the units differ otherwise (three weeks are not 1.6 times)."""
+    if unit is None or stated_unit is None or unit == stated_unit:
+        return stated
+    if unit in TIME_UNITS and stated_unit in TIME_UNITS:
+        factor = TIME_UNITS[stated_unit] / TIME_UNITS[unit]
+        return replace(stated, value=stated.value * factor)
     return None
 
 
@@ -333,33 +428,40 @@ def restate_figures(
     pieces: list[str] = []
     at, changes = 0, []
     for f in said:
-        unit = unit_after(claim, f.end)
-        fits = [
-            (k, s) for k, s, u in stated if holds(f, s) and (unit is None or u is None or unit == u)
-        ]
+        unit, unit_end = unit_span(claim, f.end)
+        # each source figure as read in the claim's unit (None: another kind of unit)
+        read = [(k, s, u, in_unit(s, unit, u)) for k, s, u in stated]
+        fits = [(k, s, u, c) for k, s, u, c in read if c is not None and holds(f, c)]
         if not fits:
             continue
-        k, best = min(fits, key=lambda ks: (-rank[ks[0]], abs(ks[1].value - f.value), ks[0]))
-        gap = abs(best.value - f.value)
+        k, best, best_unit, as_read = min(
+            fits, key=lambda x: (-rank[x[0]], abs(x[3].value - f.value), x[0])
+        )
+        gap = abs(as_read.value - f.value)
         if any(
-            j == k and s.kind == f.kind and not holds(f, s) and abs(s.value - f.value) <= gap
-            for j, s, u in stated
-            if unit is None or u is None or unit == u
+            j == k and c.kind == f.kind and not holds(f, c) and abs(c.value - f.value) <= gap
+            for j, _, _, c in read
+            if c is not None
         ):
             # that sentence has a figure the claim's is as near to and does not hold for ("up
             # to 65 km" beside "85 km on the lowest setting, 45 on the highest"): which one the
             # claim means is not clear, so it is left for the model to judge as written
             continue
         # the source's words for it, its own hedge included ("about 2 million" stays hedged)
-        new = best.text
+        new, end = best.text, f.end
+        if best_unit is not None and unit is not None and best_unit != unit:
+            # another unit of time: the source's figure with its unit in place of the claim's
+            # ("in under three weeks" -> "in 19 days")
+            new = f"{best.text} {best_unit if best.value == 1 else plural(best_unit)}"
+            end = unit_end
         if f.kind == "share":
             new = _as_share(new, claim, f)
-        new = _match_case(new, claim[f.start : f.end])
-        if new.casefold() == f.text.casefold():
+        new = _match_case(new, claim[f.start : end])
+        if new.casefold() == claim[f.start : end].casefold():
             continue
         pieces += [claim[at : f.start], new]
-        at = f.end
-        changes.append((f.text, new))
+        at = end
+        changes.append((claim[f.start : end], new))
     if not changes:
         return Restated(claim, ())
     pieces.append(claim[at:])
@@ -373,6 +475,8 @@ def _as_share(stated: str, claim: str, said: Figure) -> str:
     """The source's percentage where the claim writes a share in words; "of" before a noun."""
     if not re.search(r"%|percent|per cent", stated, re.IGNORECASE):
         return stated
+    if said.counted:  # "one bud in seven" -> "15 percent of buds"
+        return f"{stated} of {said.counted}"
     after = claim[said.end :]
     written_as_percent = re.search(r"%|percent|per cent", said.text, re.IGNORECASE)
     if written_as_percent or not _FOLLOWS_NOUN.match(after):
@@ -381,6 +485,22 @@ def _as_share(stated: str, claim: str, said: Figure) -> str:
     if following.endswith("ed") or following in {"is", "are", "was", "were", "had", "have"}:
         return stated  # "seven in ten backed the deal": the share is the subject itself
     return f"{stated} of"
+
+
+_IRREGULAR_PLURALS = {"man": "men", "woman": "women", "child": "children", "person": "people"}
+
+
+def plural(noun: str) -> str:
+    """A counted noun's plural ("bud" -> "buds", "family" -> "families", "child" ->
+    "children")."""
+    low = noun.lower()
+    if low in _IRREGULAR_PLURALS:
+        return noun[0] + _IRREGULAR_PLURALS[low][1:]
+    if low.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if low.endswith("y") and low[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + "s"
 
 
 def _match_case(new: str, old: str) -> str:

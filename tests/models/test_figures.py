@@ -35,6 +35,8 @@ def one(text: str):
         ("71 percent", 71, "share", None),
         ("4.2m", 4.2e6, "count", None),
         ("forty-three", 43, "count", None),
+        ("one and a half", 1.5, "count", None),
+        ("just over two and three quarters", 2.75, "count", "above"),
     ],
 )
 def test_a_figure_is_read_with_its_value_kind_and_hedge(text, value, kind, hedge):
@@ -45,7 +47,31 @@ def test_a_figure_is_read_with_its_value_kind_and_hedge(text, value, kind, hedge
 
 def test_years_and_lone_articles_are_not_figures():
     assert find_figures("She died in 1949 after a long life.") == []
-    assert [f.value for f in find_figures("It took over a year and cost 1,949 pounds.")] == [1949]
+    assert [f.value for f in find_figures("It took a year and cost 1,949 pounds.")] == [1949]
+    # a hedged article before a unit is one of that unit; elsewhere it stays an article
+    (f,) = find_figures("It took over a year.")
+    assert (f.value, f.hedge, f.text) == (1, "up", "over a")
+    assert find_figures("It was over a hill.") == []
+
+
+def test_a_share_may_name_what_it_counts():
+    f = one("Roughly one bud in seven was lost.")
+    assert (f.kind, f.value, f.hedge, f.counted) == (
+        "share",
+        pytest.approx(100 / 7),
+        "near",
+        "buds",
+    )
+    assert one("One adult in every five said so.").value == 20
+    assert one("Three patients in ten.").counted == "patients"
+    # a noun after the whole makes it a rate or two counts, not a share
+    assert [f.kind for f in find_figures("They scored two goals in ten minutes.")] == ["count"] * 2
+    assert [f.value for f in find_figures("One death in 4,000 births.")] == [1, 4000]
+
+
+def test_a_figure_hyphened_to_its_unit_is_read():
+    assert [f.value for f in find_figures("A nine-day strike, a 27-metre tower.")] == [9, 27]
+    assert find_figures("A one-off 3-2 win.") == []
 
 
 def test_place_is_the_last_significant_digit():
@@ -104,6 +130,56 @@ def test_a_share_in_words_becomes_the_source_percentage_with_of_before_a_noun():
     assert r.text == "71 percent of union members backed the deal."
     r = restate_figures("Seven in ten backed the deal.", SOURCE)
     assert r.text == "71 percent backed the deal."
+    # the noun it counts goes after "of", in the plural
+    r = restate_figures(
+        "Roughly one member in seven stayed away.", ["About 15 percent stayed away."]
+    )
+    assert r.text == "About 15 percent of members stayed away."
+
+
+def test_a_whole_number_and_a_part_is_one_figure():
+    # read as "one" and the share "a half" before, neither of them the claim's figure
+    r = restate_figures("The planet is a little over one and a half times as wide as ours.", SOURCE)
+    assert r.text == "The planet is roughly 1.6 times as wide as ours."
+
+
+def test_a_vague_count_holds_for_the_range_it_allows():
+    source = ["The mayor beat the challenger by 412 votes.", "Police made 14 arrests."]
+    assert restate_figures("She won by a few hundred ballots.", source).text == (
+        "She won by 412 ballots."
+    )
+    assert restate_figures("She won by hundreds of ballots.", source).text == (
+        "She won by 412 ballots."
+    )
+    for claim in (
+        "She won by several thousand ballots.",  # 3,000 to 9,000
+        "Police made a dozen arrests.",  # a dozen rounds, but not to 14
+        "Police made dozens of arrests.",
+    ):
+        assert restate_figures(claim, source).text == claim
+    f = one("They made a dozen arrests.")
+    assert (f.value, f.hedge) == (12, "near")
+    assert one("They made two dozen arrests.").value == 24
+    assert restate_figures("They made a dozen arrests.", ["They made 13 arrests."]).text == (
+        "They made 13 arrests."
+    )
+
+
+def test_a_duration_is_read_across_units_of_time():
+    r = restate_figures("It goes around its star in under three weeks.", SOURCE)
+    assert r.text == "It goes around its star in 18 days."
+    assert r.changes == (("under three weeks", "18 days"),)
+    source = ["Dock workers ended a nine-day strike on Friday.", "The refit took 14 months."]
+    assert restate_figures("A stoppage of more than a week ended.", source).text == (
+        "A stoppage of nine days ended."
+    )
+    assert (
+        restate_figures("The refit took over a year.", source).text == "The refit took 14 months."
+    )
+    # a duration the source's does not bear out stays as written
+    assert restate_figures("The refit took over two years.", source).text == (
+        "The refit took over two years."
+    )
 
 
 def test_exact_figures_and_unsatisfied_hedges_are_left_for_the_model():
@@ -111,7 +187,7 @@ def test_exact_figures_and_unsatisfied_hedges_are_left_for_the_model():
         "A crowd of 6,400 saw the win.",  # exact: a wrong figure stays wrong
         "A crowd of about 9,000 saw the win.",  # no source figure near it
         "Velmora's revenue rose more than 20 percent.",  # 9 percent is not more than 20
-        "The planet circles its star in under three weeks.",  # "1.6 times" is not weeks
+        "The planet circles its star in under two weeks.",  # 18 days; "1.6 times" is not weeks
     ):
         assert restate_figures(claim, SOURCE).text == claim
 

@@ -117,6 +117,20 @@ def test_a_figure_with_an_abbreviated_scale_ends_its_sentence() -> None:
     assert texts("The plant cost £40m. it said.") == ["The plant cost £40m. it said."]
 
 
+def test_a_closing_bracket_glued_to_the_next_word_is_split_off() -> None:
+    # a news agency's dateline: spaCy's tokenizer kept "CNN)Eight" as one word, and the parser
+    # read it as a compound of "guards", so the figure had no arc of its own
+    (parsed,) = parse_many(["(CNN)Eight border guards were killed on Monday."])
+    (sentence,) = parsed.sentences
+    assert [t.text for t in sentence.tokens][:5] == ["(", "CNN", ")", "Eight", "border"]
+    assert ("guards", "Eight") in {(a.head_text, a.child_text) for a in sentence.arcs}
+    assert sentence.text == "(CNN)Eight border guards were killed on Monday."
+    (parsed,) = parse_many(["He (the mayor)said so. f(x)is small."])
+    assert [t.text for t in parsed.sentences[0].tokens][3:6] == ["mayor", ")", "said"]
+    # a word that opens its own bracket is left whole
+    assert "f(x)is" in [t.text for s in parsed.sentences for t in s.tokens]
+
+
 def test_a_bound_prefix_stays_with_its_word() -> None:
     from models.claim_split import split_claims
 
