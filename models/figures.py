@@ -39,11 +39,6 @@ SCALES = {
     "billion": 1e9,
     "trillion": 1e12,
 }
-#: Words that say how many of a scale, vaguely, as the range they allow: "a few hundred" is 200
-#: to 500, "several thousand" 3,000 to 9,000, "hundreds of" 200 to 999 (:data:`VAGUE_SCALED`).
-VAGUE_COUNTS = {"a few": (2, 5), "several": (3, 9)}
-#: ... and a scale in the plural before "of" ("hundreds of", "dozens of").
-VAGUE_SCALED = (2, 9.99)
 
 #: Words before a figure that round it: the true value is at least the figure ("more than
 #: 200,000" for 230,000), at most it ("under 3 weeks"), or near it ("about 4 million").
@@ -52,6 +47,9 @@ AT_MOST = frozenset("less fewer under below".split())
 NEAR = frozenset(
     "about around approximately nearly almost roughly some just close estimate".split()
 )
+#: Hedges that are also prepositions of place or time: before an article they seldom hedge
+#: ("over a year period", "under a week's notice"), so "over a year" is not read as a figure.
+PLACE_HEDGES = frozenset("over under above below some".split())
 #: How far a figure said to be near another may be from it (a share of the stated value).
 ROUNDING = 0.15
 #: How far past a bound a figure may lie: "more than 40" is said of 43 or 70, not of 2 million.
@@ -136,7 +134,6 @@ _HEDGES = (
 _WORD_NUMBER = "|".join(sorted([*UNITS, *TENS], key=len, reverse=True))
 DIGITS_PATTERN = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s+(?:dozen|hundred|thousand|million|billion|trillion)|(?<=\d)(?:m|bn)\b)"
-_SCALE_WORD = r"(?:dozen|hundred|thousand|million|billion)"
 # a number: digits or words ("forty-three", "a thousand"), maybe with a scale
 NUMBER_PATTERN = (
     rf"(?:(?:{DIGITS_PATTERN})|(?:(?:{_WORD_NUMBER})(?:-(?:{_WORD_NUMBER}))?)|(?:an?))(?:{_SCALE})*"
@@ -181,7 +178,7 @@ UNIT_WORDS = frozenset(
     pence cent penny litre liter gallon acre hectare degree point goal run vote seat""".split()
 )
 #: A count may be hyphened to its unit ("a nine-day strike", "a 27-metre tower"): it is read
-#: with the unit as "nine days" is (a share is not: "half-time").
+#: with the unit as "nine days" is (a share is not: "half-time"; nor an age: "a 26-year-old").
 _HYPHENED_UNIT = "|".join(sorted(UNIT_WORDS, key=len, reverse=True))
 _FIGURE = re.compile(
     rf"(?<![\w.,-])(?:(?P<hedge>{HEDGE_PATTERN})\s+)?"
@@ -189,12 +186,10 @@ _FIGURE = re.compile(
     rf"(?:{_NOT_COUNTED}(?P<counted>[a-z]+)\s+)?(?:in|out\s+of)\s+(?:every\s+)?"
     rf"(?P<whole>{NUMBER_PATTERN})(?![,.]?\d)(?(counted){_AFTER_SHARE_OF_NOUN}))"
     rf"|(?P<fraction>{FRACTION_PATTERN})"
-    rf"|(?P<percent>(?P<pvalue>{DIGITS_PATTERN})\s*(?:%|percent\b|per\s+cent\b))"
-    rf"|(?P<vague>(?:(?P<few>a\s+few|several)\s+(?P<scale>{_SCALE_WORD}))"
-    rf"|(?P<scales>{_SCALE_WORD})s\s+of))"
+    rf"|(?P<percent>(?P<pvalue>{DIGITS_PATTERN})\s*(?:%|percent\b|per\s+cent\b)))"
     rf"(?![\w-])"
     rf"|(?P<count>{NUMBER_PATTERN})(?:\s+and\s+(?P<and_part>{'|'.join(AND_PARTS)}))?"
-    rf"(?!\w)(?!-(?!(?:{_HYPHENED_UNIT})\b)))",
+    rf"(?!\w)(?!-(?!(?:{_HYPHENED_UNIT})\b))(?!-\w+-old\b))",
     re.IGNORECASE,
 )
 #: A year as a figure's words write it ("1968").
@@ -219,8 +214,6 @@ class Figure:
             in words: "a third", "two in three").
         counted: the noun a share in words names inside it, in the plural ("buds" for "one bud
             in seven").
-        upper: for a vague count ("a few hundred", "dozens of"; hedge "span"), the most it
-            allows; ``value`` is the least.
     """
 
     start: int
@@ -232,7 +225,6 @@ class Figure:
     figure_start: int
     precision: float
     counted: str | None = None
-    upper: float | None = None
 
 
 def words_value(text: str) -> float | None:
@@ -252,7 +244,7 @@ def find_figures(text: str) -> list[Figure]:
         figure_start = m.start() if hedge is None else m.end("hedge")
         while figure_start < m.end() and text[figure_start].isspace():
             figure_start += 1
-        kind, value, precision, counted, upper = "count", None, None, None, None
+        kind, value, precision, counted = "count", None, None, None
         if m.group("share_of"):
             part, whole = words_value(m.group("part")), words_value(m.group("whole"))
             counted = m.group("counted")
@@ -261,13 +253,6 @@ def find_figures(text: str) -> list[Figure]:
             if part is not None and whole and part < whole and not YEAR.fullmatch(m["whole"]):
                 kind, value, precision = "share", 100.0 * part / whole, 10.0
                 direction = direction or "near"  # "seven in ten" rounds whatever the hedge
-        elif m.group("vague"):
-            if hedge is not None:
-                continue  # "about a few hundred": no figure to read
-            scale = SCALES[(m.group("scale") or m.group("scales")).lower()]
-            few = m.group("few")
-            low, high = VAGUE_COUNTS[" ".join(few.lower().split())] if few else VAGUE_SCALED
-            value, upper, direction = low * scale, high * scale, "span"
         elif m.group("fraction"):
             kind, value, precision = "share", FRACTIONS[m.group("fraction").lower()], 10.0
             direction = direction or "near"
@@ -276,7 +261,11 @@ def find_figures(text: str) -> list[Figure]:
         else:
             said = m.group("count")
             if said.lower() in ("a", "an"):
-                if hedge is None or unit_after(text, m.end()) is None:
+                if (
+                    hedge is None
+                    or hedge.lower() in PLACE_HEDGES
+                    or unit_after(text, m.end()) is None
+                ):
                     continue  # an article, unless a hedged unit's ("more than a week")
                 value = 1.0
             elif hedge is None and YEAR.fullmatch(said):
@@ -302,7 +291,6 @@ def find_figures(text: str) -> list[Figure]:
                 figure_start,
                 place(value) if precision is None else precision,
                 counted,
-                upper,
             )
         )
     return out
@@ -334,8 +322,6 @@ def holds(said: Figure, stated: Figure) -> bool:
     x, v = stated.value, said.value
     if said.hedge is None:
         return x == v
-    if said.hedge == "span":
-        return v <= x <= (said.upper if said.upper is not None else v)
     near = abs(x - v) <= min(ROUNDING * abs(v), said.precision)
     return {
         "up": v <= x <= BOUND * v,

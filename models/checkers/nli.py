@@ -81,8 +81,7 @@ CONFIG_FILE = "config.json"
 #: decades and centuries are read as the year the source
 #: states ("in the 1990s" -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412";
 #: a share that names what it counts, "one bud in seven" -> "15 percent of buds"; a duration in
-#: another unit of time, "in under three weeks" -> "in 19 days", "more than a week" -> "nine days";
-#: a vague count, "by a few hundred votes" -> "by 412 votes"),
+#: another unit of time, "in under three weeks" -> "in 19 days", "more than a week" -> "nine days"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
 #: many" for 186 against 74 -> "more"; not where the source sentence holds a figure as near that
 #: the hedge does not hold for), and each claim against a narrow and a wide window
@@ -91,8 +90,9 @@ CONFIG_FILE = "config.json"
 #: (:meth:`NLISentenceChecker._debiased`); a claim cut from its sentence is read with a full
 #: stop (:func:`_as_statement`); a pound sign a tokenizer wrote "#" is read as "£" where the
 #: source writes its figures with "£" (:mod:`models.lost_pound`). ("claims13" and "claims14"
-#: named experiments that were not kept, whose bench caches may still exist.)
-CLAIM_REVISION = "claims18"
+#: named experiments that were not kept, whose bench caches may still exist; so did "claims18",
+#: which also read vague counts, "a few hundred", as ranges.)
+CLAIM_REVISION = "claims19"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen

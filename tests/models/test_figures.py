@@ -49,9 +49,11 @@ def test_years_and_lone_articles_are_not_figures():
     assert find_figures("She died in 1949 after a long life.") == []
     assert [f.value for f in find_figures("It took a year and cost 1,949 pounds.")] == [1949]
     # a hedged article before a unit is one of that unit; elsewhere it stays an article
-    (f,) = find_figures("It took over a year.")
-    assert (f.value, f.hedge, f.text) == (1, "up", "over a")
-    assert find_figures("It was over a hill.") == []
+    (f,) = find_figures("It took more than a year.")
+    assert (f.value, f.hedge, f.text) == (1, "up", "more than a")
+    assert find_figures("It was more than a hill.") == []
+    # "over" and "under" before an article are mostly where and when: "over a year period"
+    assert find_figures("It happened over a year period, under a week's notice.") == []
 
 
 def test_a_share_may_name_what_it_counts():
@@ -71,7 +73,7 @@ def test_a_share_may_name_what_it_counts():
 
 def test_a_figure_hyphened_to_its_unit_is_read():
     assert [f.value for f in find_figures("A nine-day strike, a 27-metre tower.")] == [9, 27]
-    assert find_figures("A one-off 3-2 win.") == []
+    assert find_figures("A one-off 3-2 win by a 26-year-old.") == []
 
 
 def test_place_is_the_last_significant_digit():
@@ -143,25 +145,15 @@ def test_a_whole_number_and_a_part_is_one_figure():
     assert r.text == "The planet is roughly 1.6 times as wide as ours."
 
 
-def test_a_vague_count_holds_for_the_range_it_allows():
-    source = ["The mayor beat the challenger by 412 votes.", "Police made 14 arrests."]
-    assert restate_figures("She won by a few hundred ballots.", source).text == (
-        "She won by 412 ballots."
-    )
-    assert restate_figures("She won by hundreds of ballots.", source).text == (
-        "She won by 412 ballots."
-    )
-    for claim in (
-        "She won by several thousand ballots.",  # 3,000 to 9,000
-        "Police made a dozen arrests.",  # a dozen rounds, but not to 14
-        "Police made dozens of arrests.",
-    ):
-        assert restate_figures(claim, source).text == claim
+def test_a_dozen_is_twelve_rounded():
     f = one("They made a dozen arrests.")
     assert (f.value, f.hedge) == (12, "near")
     assert one("They made two dozen arrests.").value == 24
     assert restate_figures("They made a dozen arrests.", ["They made 13 arrests."]).text == (
         "They made 13 arrests."
+    )
+    assert restate_figures("They made a dozen arrests.", ["They made 14 arrests."]).text == (
+        "They made a dozen arrests."
     )
 
 
@@ -173,8 +165,8 @@ def test_a_duration_is_read_across_units_of_time():
     assert restate_figures("A stoppage of more than a week ended.", source).text == (
         "A stoppage of nine days ended."
     )
-    assert (
-        restate_figures("The refit took over a year.", source).text == "The refit took 14 months."
+    assert restate_figures("The refit took more than a year.", source).text == (
+        "The refit took 14 months."
     )
     # a duration the source's does not bear out stays as written
     assert restate_figures("The refit took over two years.", source).text == (
