@@ -169,7 +169,8 @@ _AFTER_SHARE_OF_NOUN = (
 _NOT_COUNTED = r"(?!(?:of|and|or|per|percent|times|more|less|fewer|than|a|an|the|every)\b)"
 #: A part after a whole number ("one and a half", "two and three quarters"), and how far off a
 #: figure so written may be.
-AND_PARTS = {r"a\s+half": 0.5, r"a\s+quarter": 0.25, r"three\s+quarters": 0.75}
+AND_PARTS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+_AND_PART = "|".join(part.replace(" ", r"\s+") for part in AND_PARTS)
 #: Words after a figure that name what it counts in a way that must agree ("three weeks" is not
 #: "1.6 times"); other nouns may be reworded ("40 vessels" for "43 ships").
 UNIT_WORDS = frozenset(
@@ -188,7 +189,7 @@ _FIGURE = re.compile(
     rf"|(?P<fraction>{FRACTION_PATTERN})"
     rf"|(?P<percent>(?P<pvalue>{DIGITS_PATTERN})\s*(?:%|percent\b|per\s+cent\b)))"
     rf"(?![\w-])"
-    rf"|(?P<count>{NUMBER_PATTERN})(?:\s+and\s+(?P<and_part>{'|'.join(AND_PARTS)}))?"
+    rf"|(?P<count>{NUMBER_PATTERN})(?:\s+and\s+(?P<and_part>{_AND_PART}))?"
     rf"(?!\w)(?!-(?!(?:{_HYPHENED_UNIT})\b))(?!-\w+-old\b))",
     re.IGNORECASE,
 )
@@ -276,7 +277,7 @@ def find_figures(text: str) -> list[Figure]:
                     direction = "near"  # "a dozen" rounds: said of 11 or 13
                 part = m.group("and_part")
                 if value is not None and part is not None:
-                    value += next(v for p, v in AND_PARTS.items() if re.fullmatch(p, part))
+                    value += AND_PARTS[" ".join(part.lower().split())]
                     precision = 0.25  # "one and a half" is rounded to a quarter at most
         if value is None:
             continue
