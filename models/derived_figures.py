@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from models.ages import restate_ages
 from models.evidence import by_relevance, text_relevance
 from models.figures import (
     DIGITS_PATTERN,
@@ -563,14 +564,16 @@ def read_figures(
 ) -> Restated:
     """The claim as the NLI model reads it: a pound sign lost to "#" put back
     (:func:`models.lost_pound.restore_pound`), decades and centuries as the year the source
-    states (:func:`models.periods.restate_periods`), comparisons the source's figures bear out
+    states (:func:`models.periods.restate_periods`), a decade of life as the age it states
+    (:func:`models.ages.restate_ages`), comparisons the source's figures bear out
     without their number (:func:`restate_derived`), then hedged figures as the source states
     them (:func:`models.figures.restate_figures`)."""
     pound = restore_pound(claim, source_sentences)
     periods = restate_periods(pound.text, source_sentences, preference)
-    derived = restate_derived(periods.text, source_sentences, preference)
+    ages = restate_ages(periods.text, source_sentences, preference)
+    derived = restate_derived(ages.text, source_sentences, preference)
     figures = restate_figures(derived.text, source_sentences, preference)
-    changes = pound.changes + periods.changes + figures.changes
+    changes = pound.changes + periods.changes + ages.changes + figures.changes
     return Restated(figures.text, changes, derived.compared)
 
 

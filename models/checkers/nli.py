@@ -79,7 +79,8 @@ CONFIG_FILE = "config.json"
 #: clause that has one, "Musk says the rocket landed, but tipped over", is not split off, since
 #: the parse cannot tell whose it is);
 #: decades and centuries are read as the year the source
-#: states ("in the 1990s" -> "in 1996"), hedged figures as the source states them ("about 6,400" -> "6,412";
+#: states ("in the 1990s" -> "in 1996"), a decade of life as the age it states ("a man in his
+#: thirties" -> "a man aged 34"), hedged figures as the source states them ("about 6,400" -> "6,412";
 #: a share that names what it counts, "one bud in seven" -> "15 percent of buds"; a duration in
 #: another unit of time, "in under three weeks" -> "in 19 days", "more than a week" -> "nine days"),
 #: comparisons that two source figures bear out without their number ("two and a half times as
@@ -92,7 +93,7 @@ CONFIG_FILE = "config.json"
 #: source writes its figures with "£" (:mod:`models.lost_pound`). ("claims13" and "claims14"
 #: named experiments that were not kept, whose bench caches may still exist; so did "claims18",
 #: which also read vague counts, "a few hundred", as ranges.)
-CLAIM_REVISION = "claims19"
+CLAIM_REVISION = "claims20"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
