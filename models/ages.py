@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from models.figures import TENS, Restated, words_value
+from models.periods import sole_value
 
 _DECADE_WORDS = {w[:-1] + "ies": n for w, n in TENS.items()}  # "thirty" -> "thirties"
 _DECADE = "|".join(sorted(_DECADE_WORDS, key=len, reverse=True))
@@ -81,18 +82,10 @@ def restate_ages(
     at, changes = 0, []
     for m in found:
         ages = decade_ages(m)
-        held = [
-            (k, {a for a in stated_ages(text) if a in ages})
-            for k, text in enumerate(source_sentences)
-        ]
-        # a sentence that shares no term with the claim is about someone else
-        held = [(k, inside) for k, inside in held if inside and (preference is None or rank[k] > 0)]
-        if not held:
+        held = [{a for a in stated_ages(text) if a in ages} for text in source_sentences]
+        age = sole_value(held, rank, ranked=preference is not None)
+        if age is None:
             continue
-        _, inside = max(held, key=lambda ki: (rank[ki[0]], -ki[0]))
-        if len(inside) != 1:
-            continue
-        (age,) = inside
         said = f"aged {age}"
         pieces += [claim[at : m.start()], said]
         at = m.end()

@@ -64,6 +64,18 @@ def period_years(m: re.Match[str]) -> range:
     return range(first, first + length)
 
 
+def sole_value(held: Sequence[set[int]], rank: Sequence[float], *, ranked: bool) -> int | None:
+    """The one value of the most relevant source sentence that holds any (``held``: per source
+    sentence, its values in range; ``rank``: its relevance, earlier first on ties), else None:
+    none held, or two in that sentence. With ``ranked``, a sentence that shares no term with the
+    claim (relevance 0) is about something else and is passed over."""
+    candidates = [k for k, inside in enumerate(held) if inside and (not ranked or rank[k] > 0)]
+    if not candidates:
+        return None
+    inside = held[max(candidates, key=lambda k: (rank[k], -k))]
+    return next(iter(inside)) if len(inside) == 1 else None
+
+
 def restate_periods(
     claim: str, source_sentences: Sequence[str], preference: Sequence[float] | None = None
 ) -> Restated:
@@ -78,17 +90,12 @@ def restate_periods(
     for m in found:
         years = period_years(m)
         held = [
-            (k, {int(y.group(1)) for y in _YEAR.finditer(text) if int(y.group(1)) in years})
-            for k, text in enumerate(source_sentences)
+            {int(y.group(1)) for y in _YEAR.finditer(text) if int(y.group(1)) in years}
+            for text in source_sentences
         ]
-        # a sentence that shares no term with the claim is about something else
-        held = [(k, inside) for k, inside in held if inside and (preference is None or rank[k] > 0)]
-        if not held:
+        year = sole_value(held, rank, ranked=preference is not None)
+        if year is None:
             continue
-        _, inside = max(held, key=lambda ki: (rank[ki[0]], -ki[0]))
-        if len(inside) != 1:
-            continue
-        (year,) = inside
         pieces += [claim[at : m.start("period")], str(year)]
         at = m.end("period")
         changes.append((m.group("period"), str(year)))
