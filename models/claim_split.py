@@ -176,19 +176,33 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
 def _may_join_reported(
     toks: tuple[Token, ...], children: dict[int, list[int]], root: int, conj: int
 ) -> bool:
-    """Whether a verb coordinated with the main verb may instead belong to the reported clause
-    just before it: "Musk says the rocket landed, but tipped over" (lower-cased, the parser
-    joins "tipped" to "says"; it is the rocket that tipped over). The verb has no subject of its
-    own and follows a clause complement of the main verb that has one, so the parse cannot tell
-    whose verb it is; split off with the main verb's subject it would be a claim the sentence
-    may not make ("Musk tipped over"), so it stays in the main claim."""
+    """Whether a verb coordinated with the main verb may instead belong to a clause with its
+    own subject just before it: "Musk says the rocket landed, but tipped over" (lower-cased,
+    the parser joins "tipped" to "says"; it is the rocket that tipped over), "The rent lapsed
+    once Lisse had taken over Corvo and declined to honour it" (the parser joins "declined" to
+    "lapsed"; it is Lisse that declined). The verb has no subject of its own and follows a
+    clause complement of the main verb that has one, or comes right after an adverbial clause
+    or clause complement with a subject, at any depth, so the parse cannot tell whose verb it
+    is; split off with the main verb's subject it would be a claim the sentence may not make
+    ("Musk tipped over"), so it stays in the main claim."""
     if any(toks[k].dep in SUBJECTS for k in children[conj]):
         return False
-    return any(
+    if any(
         toks[k].dep == "ccomp"
         and any(toks[s].dep in SUBJECTS for s in children[k])
         and max(_subtree(children, k)) < conj
         for k in children[root]
+    ):
+        return True
+    before = conj - 1  # the end of what comes before the conjunction and its punctuation
+    while before > root and (toks[before].dep in ("cc", "punct") or toks[before].pos == "PUNCT"):
+        before -= 1
+    return any(
+        toks[k].dep in ("ccomp", "advcl")
+        and any(toks[s].dep in SUBJECTS for s in children[k])
+        and max(_subtree(children, k)) == before
+        for k in _subtree(children, root, frozenset({conj}))
+        if k != root
     )
 
 

@@ -360,6 +360,7 @@ class _Stated:
     kind: str
     unit: str | None
     words: frozenset[str]  # the content words of its stretch of the sentence (see _stretch)
+    base: bool = False  # the source compares with it ("compared with 27 days", "down from 46")
 
 
 _YEAR = re.compile(
@@ -374,9 +375,14 @@ _STOP = frozenset(
 
 
 def _content(text: str) -> frozenset[str]:
-    """Content words, possessive and plural "s" dropped ("Quillstack's users" -> quillstack,
-    user)."""
-    words = (re.sub(r"'s$", "", w) for w in re.findall(r"[a-z][\w'-]*", text.lower()))
+    """Content words and years, possessive and plural "s" dropped ("Quillstack's users in
+    2019" -> quillstack, user, 2019)."""
+    words = (
+        re.sub(r"'s$", "", w)
+        for w in re.findall(
+            r"[a-z][\w'-]*|(?<![\w.,])(?:1[0-9]{3}|20[0-9]{2})(?![\w])", text.lower()
+        )
+    )
     return frozenset(
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
         for w in words
@@ -384,15 +390,25 @@ def _content(text: str) -> frozenset[str]:
     )
 
 
-def _stretch(sentence: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
-    """The words a figure at ``start:end`` belongs with: from the previous figure or clause
-    break to the next ("Ashford Primary has 312" | "pupils and Mill Lane has 120")."""
+#: What a source puts before the figure it compares with: "compared with 27 days", "against
+#: 41 percent", "down from 46 percent", "than an average of 12".
+_BASE = re.compile(
+    r"\b(?:compared\s+(?:with|to)|against|versus|vs\.?|than|from)\s+"
+    r"(?:(?:an?|the|about|around|roughly|some|just|only|nearly|almost|average|of)\s+)*$",
+    re.IGNORECASE,
+)
+
+
+def _stretch(
+    sentence: str, start: int, end: int, spans: Sequence[tuple[int, int]]
+) -> tuple[str, str]:
+    """The words a figure at ``start:end`` belongs with, before and after it: from the previous
+    figure or clause break to the next ("Ashford Primary has 312" | "pupils and Mill Lane has
+    120")."""
     lo = max([e for _, e in spans if e <= start] + [0])
     hi = min([b for b, _ in spans if b >= end] + [len(sentence)])
     left, right = sentence[lo:start], sentence[end:hi]
-    left = re.split(r"[;:,]\s", left)[-1]
-    right = re.split(r"[;:,]\s", right)[0]
-    return f"{left} {right}"
+    return re.split(r"[;:,]\s", left)[-1], re.split(r"[;:,]\s", right)[0]
 
 
 def _stated(sentence: str) -> list[_Stated]:
@@ -408,14 +424,19 @@ def _stated(sentence: str) -> list[_Stated]:
         worded = re.match(r"[\s-]*[A-Za-z]+", sentence[f.end :]) if unit else None
         text = f.text + worded.group() if worded else f.text
         found.append((f.start, f.end, f.value, text, f.kind, unit))
+    figures = [(a, b) for a, b, *_ in found]
     for m in _YEAR.finditer(sentence):
         value = -float(m.group("bc")) if m.group("bc") else float(m.group("year"))
         found.append((m.start(), m.end(), value, m.group().strip(), "year", "year"))
     spans = [(a, b) for a, b, *_ in found]
-    return [
-        _Stated(value, text, kind, unit, _content(_stretch(sentence, a, b, spans)))
-        for a, b, value, text, kind, unit in found
-    ]
+    out = []
+    for a, b, value, text, kind, unit in found:
+        # a figure's words run past a year ("The 2019 flood had cost 11 million"), a year's
+        # stop at every figure
+        left, right = _stretch(sentence, a, b, spans if kind == "year" else figures)
+        base = kind != "year" and _BASE.search(left) is not None
+        out.append(_Stated(value, text, kind, unit, _content(f"{left} {right}"), base))
+    return out
 
 
 def _measure(c: Comparison, big: _Stated, small: _Stated) -> float | None:
@@ -466,9 +487,13 @@ def _borne_out(
 def _sides_agree(
     c: Comparison, big: _Stated, small: _Stated, sides: tuple[frozenset[str], frozenset[str]]
 ) -> bool:
-    """Whether the source's words put the claim's subject with the figure the comparison gives
-    it: the larger for "more", "longer", "younger" in years (a later year); the smaller for
-    "fewer", "shorter", "older" in years. No words in common is no agreement."""
+    """Whether the source puts the claim's subject with the figure the comparison gives it: the
+    larger for "more", "longer", "younger" in years (a later year); the smaller for "fewer",
+    "shorter", "older" in years. The source's words beside each figure against the claim's on
+    each side decide. Where they tie and the claim does not say what it compares with, the
+    source's own comparison does: the figure it compares with ("41 days, compared with 27 days
+    for untreated mice") is the other side ("Mice given TR-9 lived roughly 50 percent longer").
+    Neither is no agreement."""
     subject, other = sides
     larger = not c.down
     if big.kind == "year" and re.search(r"younger|older", c.text, re.IGNORECASE):
@@ -476,6 +501,8 @@ def _sides_agree(
     own, rest = (big, small) if larger else (small, big)
     for_it = len(subject & own.words) + len(other & rest.words)
     against = len(subject & rest.words) + len(other & own.words)
+    if for_it == against and not other:
+        return rest.base and not own.base
     return for_it > against
 
 

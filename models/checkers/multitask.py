@@ -54,9 +54,10 @@ from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
 #: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them
-#: (figs6: ages given as a decade of life; figs5: shares that name what they count, durations
+#: (figs7: comparisons sided by years and by the source's own "compared with"; figs6: ages
+#: given as a decade of life; figs5: shares that name what they count, durations
 #: across units of time; figs4 was an experiment that also read vague counts).
-FIGURES_REVISION = "figs6"
+FIGURES_REVISION = "figs7"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:

@@ -49,6 +49,25 @@ def test_a_verb_that_may_belong_to_a_reported_clause_is_not_split_off() -> None:
     ]
 
 
+def test_a_verb_that_may_belong_to_an_adverbial_clause_is_not_split_off() -> None:
+    # the parser joins "declined" to the main verb: split off with the main subject it would
+    # claim that the rent declined to honour it (it is Lisse, the adverbial clause's subject)
+    text = (
+        "The salt-mine rent settled in 1648 to close a conflict of more than a decade lapsed "
+        "once Lisse had taken over Corvo in 1702 and declined to honour it."
+    )
+    (sentence,) = parse(text).sentences
+    declined = next(t for t in sentence.tokens if t.text == "declined")
+    root = next(t for t in sentence.tokens if t.dep == "ROOT")
+    assert declined.head == root.i  # the parse this guards against
+    assert split_claims(sentence) == (sentence,)
+    # a verb that follows the main clause's own words still borrows the main subject
+    assert _claims("The mayor opened the bridge after the vote, and praised the workers.") == [
+        "The mayor opened the bridge after the vote",
+        "The mayor praised the workers",
+    ]
+
+
 def test_a_sentence_that_makes_one_claim_is_kept_whole() -> None:
     text = "Smith, the mayor of Leeds, said the plan would cost 5 million pounds."
     (sentence,) = parse(text).sentences

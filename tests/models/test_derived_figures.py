@@ -157,3 +157,31 @@ def test_comparatives():
     ]
     assert comparative("many", less=True) == "fewer"
     assert find_comparisons("No comparison here, only 40 boats.") == []
+
+
+def test_a_comparison_that_names_no_other_side_takes_the_sources():
+    # the source compares 41 days with 27: the claim's subject has the larger figure
+    source = [
+        "Treated mice survived an average of 41 days, compared with 27 days for untreated mice."
+    ]
+    r = restate_derived("Mice given TR-9 lived roughly 50 percent longer on average.", source)
+    assert r.text == "Mice given TR-9 lived longer on average."
+    assert r.compared == (("roughly 50 percent longer", "41 days against 27 days"),)
+    # the wrong direction, or the source's words for the other side, leave it as written
+    for claim in (
+        "Mice given TR-9 lived roughly a third shorter on average.",
+        "Untreated mice lived roughly 50 percent longer on average.",
+    ):
+        assert restate_derived(claim, source).compared == (), claim
+
+
+def test_a_year_names_a_side_of_a_comparison():
+    source = [
+        "Insurers estimated the damage at 18 million pounds.",
+        "The 2019 flood had cost 11 million pounds.",
+    ]
+    claim = "Insurers put the bill for the November flood around 60 percent higher than for 2019."
+    r = restate_derived(claim, source)
+    assert r.text == "Insurers put the bill for the November flood higher than for 2019."
+    swapped = "Insurers put the bill for the 2019 flood around 60 percent higher than for November."
+    assert restate_derived(swapped, source).compared == ()
