@@ -197,13 +197,17 @@ def _may_join_reported(
     before = conj - 1  # the end of what comes before the conjunction and its punctuation
     while before > root and (toks[before].dep in ("cc", "punct") or toks[before].pos == "PUNCT"):
         before -= 1
-    return any(
-        toks[k].dep in ("ccomp", "advcl")
-        and any(toks[s].dep in SUBJECTS for s in children[k])
-        and max(_subtree(children, k)) == before
-        for k in _subtree(children, root, frozenset({conj}))
-        if k != root
-    )
+    # a clause that ends there holds that word: it is the word or one of the heads above it
+    k = before
+    while k not in (root, conj) and toks[k].head != k:
+        if (
+            toks[k].dep in ("ccomp", "advcl")
+            and any(toks[s].dep in SUBJECTS for s in children[k])
+            and max(_subtree(children, k)) == before
+        ):
+            return True
+        k = toks[k].head
+    return False
 
 
 def described_claims(sentence: Sentence) -> tuple[Sentence, ...]:
