@@ -23,7 +23,7 @@ encoder does (the arc and support heads read the same rewrite).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from models.ages import restate_ages
@@ -604,8 +604,16 @@ def read_figures(
     return Restated(figures.text, changes, derived.compared)
 
 
-def read_against(claim: str, source_sentences: Sequence[str]) -> Restated:
-    """:func:`read_figures` with the source sentences ranked by the share of the claim's terms
-    they hold (:func:`models.evidence.text_relevance`): what the NLI model and the arc and
-    support heads read for a claim."""
-    return read_figures(claim, source_sentences, text_relevance(source_sentences, claim))
+def read_against(
+    claim: str, source_sentences: Sequence[str], window: Collection[int] = ()
+) -> Restated:
+    """:func:`read_figures` with the source sentences ranked for the claim: first those of
+    ``window`` (the evidence the model reads the claim against), then the rest, each group by
+    the share of the claim's terms they hold (:func:`models.evidence.text_relevance`); a
+    sentence that holds none stays last. What the NLI model and the arc and support heads read
+    for a claim: a figure or comparison is restated from the evidence the model is shown where
+    that evidence states it, not from a sentence the model does not see."""
+    relevance = text_relevance(source_sentences, claim)
+    shown = set(window)
+    preference = [v + 1.0 if v > 0 and k in shown else v for k, v in enumerate(relevance)]
+    return read_figures(claim, source_sentences, preference)

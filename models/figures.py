@@ -424,6 +424,14 @@ def restate_figures(
         k, best, best_unit, as_read = min(
             fits, key=lambda x: (-rank[x[0]], abs(x[3].value - f.value), x[0])
         )
+        if (
+            as_read.value == f.value
+            and best.hedge is None
+            and claim[f.start : f.figure_start].strip().lower() in PLACE_HEDGES - {"some"}
+        ):
+            # "over 11 years" of a source's "11 years": a preposition ("over the course of"),
+            # not a bound the figure passes; nothing to restate
+            continue
         gap = abs(as_read.value - f.value)
         if any(
             j == k and c.kind == f.kind and not holds(f, c) and abs(c.value - f.value) <= gap

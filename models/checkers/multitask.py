@@ -54,10 +54,12 @@ from models.runtime import ALONE_REVISION, DevicePref
 
 _DEFAULT = object()
 #: What the heads read: the sentence (or claim) with its figures read as the NLI model reads them
-#: (figs7: comparisons sided by years and by the source's own "compared with"; figs6: ages
+#: (figs8: restated from the evidence window first, "over 11 years" of "11 years" left as
+#: written; figs7: comparisons sided by years and by
+#: the source's own "compared with"; figs6: ages
 #: given as a decade of life; figs5: shares that name what they count, durations
 #: across units of time; figs4 was an experiment that also read vague counts).
-FIGURES_REVISION = "figs7"
+FIGURES_REVISION = "figs8"
 
 
 def arc_slots(sentence: Sentence) -> tuple[ArcSlot, ...]:
@@ -130,7 +132,9 @@ def reading(item: PairInput, sentence: Sentence, evidence: Evidence) -> Reading:
         text = claim.text
         slots, placed = claim_slots(claim, sentence)
         own = tuple(range(len(claim.parsed.arcs)))
-    read = read_against(text, [s.text for s in item.source.sentences]).text
+    read = read_against(
+        text, [s.text for s in item.source.sentences], evidence.sentence_indices
+    ).text
     if read != text:
         carry = span_map(text, read)
         moved: dict[int, int] = {}

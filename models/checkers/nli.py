@@ -92,10 +92,13 @@ CONFIG_FILE = "config.json"
 #: most-contradicting one, less the contradiction it reads with no evidence at all
 #: (:meth:`NLISentenceChecker._debiased`); a claim cut from its sentence is read with a full
 #: stop (:func:`_as_statement`); a pound sign a tokenizer wrote "#" is read as "£" where the
-#: source writes its figures with "£" (:mod:`models.lost_pound`). ("claims13" and "claims14"
+#: source writes its figures with "£" (:mod:`models.lost_pound`); a figure, year or comparison is
+#: restated from the claim's evidence windows first, from the rest of the source only where they
+#: state none, and "over" or "under" the very figure the source states is left as written, a
+#: preposition and not a bound (claims22). ("claims13" and "claims14"
 #: named experiments that were not kept, whose bench caches may still exist; so did "claims18",
 #: which also read vague counts, "a few hundred", as ranges.)
-CLAIM_REVISION = "claims21"
+CLAIM_REVISION = "claims22"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen
@@ -550,13 +553,17 @@ class NLISentenceChecker:
         kept_at = [u for u, ok in enumerate(checkable) if ok]
         source_texts = [s.text for s in item.source.sentences]
         kept_owners = [o for o, ok in zip(owners, checkable, strict=True) if ok]
+        kept_windows = [w for w in windows if w]
         return _Plan(
             sentence_windows,
             kept,
             kept_owners,
-            [w for w in windows if w],
+            kept_windows,
             denies,
-            [_as_statement(read_against(u.text, source_texts)) for u in kept],
+            [
+                _as_statement(read_against(u.text, source_texts, _read_sentences(rungs)))
+                for u, rungs in zip(kept, kept_windows, strict=True)
+            ],
             frozenset(k for k, u in enumerate(kept_at) if u in marked),
             *_explanations(item, kept_owners, denies),
         )
@@ -815,6 +822,11 @@ GPU_BATCH = 32
 
 #: What ends a statement: a claim cut from a sentence that ends otherwise gets a full stop.
 _ENDS = frozenset(".!?\"”’')")
+
+
+def _read_sentences(rungs: Sequence[Evidence]) -> set[int]:
+    """The source sentences a claim is read against, over all its evidence windows."""
+    return {i for w in rungs for i in w.sentence_indices}
 
 
 def _as_statement(read: Restated) -> Restated:

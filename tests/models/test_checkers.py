@@ -37,7 +37,7 @@ def test_dae_checker_scores_and_not_checked(tiny_onnx_dir: Path) -> None:
     assert len([a for a in result.arcs]) == len(item.output.sentences[0].arcs)
     assert result.score == first.score
     assert checker.name == "dae:" + tiny_onnx_dir.name and checker.version.endswith(
-        "+onnx+qa4+alone1+read2+figs7"
+        "+onnx+qa4+alone1+read2+figs8"
     )
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from models.derived_figures import comparative, find_comparisons, read_figures, restate_derived
+from models.derived_figures import (
+    comparative,
+    find_comparisons,
+    read_against,
+    read_figures,
+    restate_derived,
+)
 
 SOURCE = [
     "The council published its yearly report on the town's schools on Tuesday.",
@@ -185,3 +191,15 @@ def test_a_year_names_a_side_of_a_comparison():
     assert r.text == "Insurers put the bill for the November flood higher than for 2019."
     swapped = "Insurers put the bill for the 2019 flood around 60 percent higher than for November."
     assert restate_derived(swapped, source).compared == ()
+
+
+def test_a_claim_is_restated_from_the_evidence_it_is_read_against_first():
+    # sentences that share more of the claim's words but state no figure outrank the two that
+    # bear the comparison out; the evidence window the model reads holds those two
+    filler = ["Pupils from Ashford and Mill Lane sang together at the spring concert."] * 6
+    source = ["Ashford Primary has 312 pupils.", *filler, "Mill Lane has 120."]
+    claim = "Ashford has about 2.6 times as many pupils as Mill Lane."
+    assert read_against(claim, source).compared == ()
+    read = read_against(claim, source, window=(0, 7))
+    assert read.text == "Ashford has more pupils than Mill Lane."
+    assert read.compared == (("about 2.6 times as many pupils as", "312 against 120"),)

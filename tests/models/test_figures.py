@@ -184,6 +184,17 @@ def test_exact_figures_and_unsatisfied_hedges_are_left_for_the_model():
         assert restate_figures(claim, SOURCE).text == claim
 
 
+def test_over_or_under_the_source_figure_itself_is_a_preposition_not_a_bound():
+    source = ["She married 10 men over the course of 11 years.", "The water reached 212 homes."]
+    # "over 11 years" of "11 years" means during them: the word stays, nothing is restated
+    for claim in ("She married 10 men over 11 years.", "The water reached over 212 homes."):
+        assert restate_figures(claim, source).text == claim
+    # a bound the source figure passes is still read as the source states it
+    assert restate_figures("The water reached over 200 homes.", source).text == (
+        "The water reached 212 homes."
+    )
+
+
 def test_the_most_relevant_source_sentence_gives_the_figure():
     source = ["The first ship carried 43 crates.", "The second ship carried 44 crates."]
     assert restate_figures("More than 40 crates came.", source, [0.2, 0.9]).text == (
