@@ -12,7 +12,12 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   that may belong to a reported clause before it ("says the rocket landed, but tipped over") is
   not split off;
 * a relative clause whose pronoun is its subject ("the mayor, who was elected in 2019") becomes
-  a claim about its noun ("the mayor was elected in 2019") and leaves the main claim;
+  a claim about its noun ("the mayor was elected in 2019") and leaves the main claim; where that
+  noun renames another, as a copula's attribute or an appositive, the claim is about the one it
+  renames ("Knox was someone who read the Bible" -> "Knox read the Bible", not "someone read
+  the Bible");
+* a coordinated verb with its own object right after it takes no passive auxiliary of the main
+  verb ("was courted by clubs but chose Arsenal" -> "chose Arsenal", not "was chose Arsenal");
 * clauses joined by a semicolon, each with its own subject and verb, are split first;
 * given the source, an event the sentence dates by an interval from its one year ("shut in
   1968, four years after the town lost its station") becomes a claim with the year the
@@ -130,7 +135,11 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
         if not pronoun or t.head == t.i:
             continue
         body = subtree(t.i) - {pronoun[0]}
-        noun = subtree(t.head, skip=frozenset({t.i})) - _clauses_of(toks, children, t.head)
+        named = _renamed(toks, children, t.head)
+        if named is None:
+            noun = subtree(t.head, skip=frozenset({t.i})) - _clauses_of(toks, children, t.head)
+        else:  # "Knox was someone who read the Bible" -> "Knox read the Bible"
+            noun = subtree(named, skip=frozenset({t.head})) - _clauses_of(toks, children, named)
         parts.append(noun | body)
         span = subtree(t.i)
         before, after = min(span) - 1, max(span) + 1
@@ -171,6 +180,40 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     if any(not _states_something(b) for b in built):
         return (sentence,)
     return tuple(built)
+
+
+def _renamed(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> int | None:
+    """The noun that a common noun with a relative clause renames, whose claim the clause makes:
+    the subject of a plain "is"/"was" whose attribute it is ("John Knox was someone who read
+    the Bible": John Knox read it) or the noun it stands in apposition to ("Victims First, a
+    charity which supports crime victims": Victims First supports them). None where the noun
+    is a name (the clause is about it as it stands), the copula is negated or has an auxiliary
+    ("was not a man who", "could be the man who": no such claim is made), the subject is
+    "there" or a pronoun, or the noun renames nothing."""
+    t = toks[noun]
+    if t.pos not in ("NOUN", "PRON") or t.head == t.i:
+        return None
+    head = toks[t.head]
+    if any(toks[k].dep == "prep" and k > noun for k in children[noun]):
+        return None  # "the name of the queen's aunt, who died": whose clause, the parse cannot tell
+    if t.dep == "appos":
+        # the noun it renames ends right before it: "Victims First, a charity"
+        before = min(_subtree(children, noun)) - 1
+        while before > head.i and toks[before].pos == "PUNCT":
+            before -= 1
+        if before != head.i:
+            return None
+        named = head.i
+    elif t.dep == "attr" and head.lemma.lower() == "be":
+        if any(toks[k].dep in (*AUXILIARIES, "aux") for k in children[head.i]):
+            return None
+        subjects = [k for k in children[head.i] if toks[k].dep in ("nsubj", "nsubjpass")]
+        if len(subjects) != 1:
+            return None
+        named = subjects[0]
+    else:
+        return None
+    return named if toks[named].pos in ("NOUN", "PROPN") else None
 
 
 def _may_join_reported(
@@ -382,6 +425,9 @@ def _shared_auxiliaries(
     After "but" or "yet" the negation is not shared.
     """
     verb = toks[clause]
+    if _active(toks, children, clause):
+        # "was courted by clubs but eventually chose Arsenal" -> "chose Arsenal", not "was chose"
+        auxiliaries = {k for k in auxiliaries if toks[k].dep != "auxpass"}
     if any(toks[k].lemma.lower() == "do" for k in auxiliaries) and (
         verb.text.lower() != verb.lemma.lower()
     ):
@@ -396,6 +442,27 @@ def _shared_auxiliaries(
         if k in between
     )
     return {k for k in auxiliaries if not (contrast and toks[k].dep == "neg")}
+
+
+#: Verbs whose passive keeps an object ("was handed a supervision order", "was given a medal").
+TWO_OBJECTS = frozenset(
+    "give hand award offer send tell show grant deny promise lend pay teach ask serve issue "
+    "allow assign owe refuse fine charge cost bring leave sell".split()
+)
+
+
+def _active(toks: tuple[Token, ...], children: dict[int, list[int]], verb: int) -> bool:
+    """Whether a verb coordinated with a passive one is active, so takes none of its passive
+    auxiliary: its object or adjective comes right after it ("smelled musty", "received no
+    bids", "suffered concussion") and it is not one whose passive keeps an object ("was handed
+    a supervision order") nor has an agent of its own ("put on leave by the school")."""
+    v = toks[verb]
+    if v.lemma.lower() in TWO_OBJECTS or any(toks[k].dep == "agent" for k in children[verb]):
+        return False
+    nxt = verb + 1
+    return any(
+        toks[k].dep in ("dobj", "acomp") and nxt in _subtree(children, k) for k in children[verb]
+    )
 
 
 #: Finite forms of "be", "have" and "do", which carry their own tense.

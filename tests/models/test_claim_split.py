@@ -34,6 +34,41 @@ def test_a_subject_relative_clause_is_a_claim_about_its_noun() -> None:
     ]
 
 
+def test_a_relative_clause_on_a_noun_that_renames_another_is_a_claim_about_that_one() -> None:
+    # a copula's attribute and an appositive rename a noun: the clause says what that one did
+    assert _claims("John Knox was someone who read the Bible.") == [
+        "John Knox was someone",
+        "John Knox read the Bible",
+    ]
+    assert _claims("The prize went to Greenstone, a small firm which builds radio beacons.") == [
+        "The prize went to Greenstone, a small firm",
+        "Greenstone builds radio beacons",
+    ]
+    # no such claim is made where the copula is negated or has no subject of its own
+    assert _claims("Richelieu was not a man who worked for the church.")[1] == (
+        "a man worked for the church"
+    )
+    assert _claims("There was an artist who painted the highlands.")[1] == (
+        "an artist painted the highlands"
+    )
+    # nor where a phrase after the noun may be what the clause is about
+    assert _claims("Alice is the name of the queen's aunt, who died in 2004.")[1] == (
+        "the queen's aunt died in 2004"
+    )
+
+
+def test_a_verb_with_its_own_object_takes_no_passive_auxiliary() -> None:
+    assert _claims("The letters were expected to fetch 300,000 dollars but received no bids.") == [
+        "The letters were expected to fetch 300,000 dollars",
+        "The letters received no bids",
+    ]
+    # a verb whose passive keeps an object ("was handed an order") still shares it
+    assert _claims("He was sentenced to unpaid work and handed a supervision order.") == [
+        "He was sentenced to unpaid work",
+        "He was handed a supervision order",
+    ]
+
+
 def test_a_verb_that_may_belong_to_a_reported_clause_is_not_split_off() -> None:
     # lower-cased, the parser joins "tipped" to "says": split off with the main verb's subject
     # it would claim that Musk tipped over
