@@ -50,6 +50,9 @@ NEAR = frozenset(
 #: Hedges that are also prepositions of place or time: before an article they seldom hedge
 #: ("over a year period", "under a week's notice"), so "over a year" is not read as a figure.
 PLACE_HEDGES = frozenset("over under above below some".split())
+#: Of those, the ones that are prepositions before the very figure the source states ("married
+#: 10 men over 11 years" against "over the course of 11 years"), not bounds it meets.
+PREPOSITION_HEDGES = PLACE_HEDGES - {"some"}
 #: How far a figure said to be near another may be from it (a share of the stated value).
 ROUNDING = 0.15
 #: How far past a bound a figure may lie: "more than 40" is said of 43 or 70, not of 2 million.
@@ -427,7 +430,7 @@ def restate_figures(
         if (
             as_read.value == f.value
             and best.hedge is None
-            and claim[f.start : f.figure_start].strip().lower() in PLACE_HEDGES - {"some"}
+            and claim[f.start : f.figure_start].strip().lower() in PREPOSITION_HEDGES
         ):
             # "over 11 years" of a source's "11 years": a preposition ("over the course of"),
             # not a bound the figure passes; nothing to restate
