@@ -135,11 +135,11 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
         if not pronoun or t.head == t.i:
             continue
         body = subtree(t.i) - {pronoun[0]}
+        # the noun the claim is about, without the clause (or, "Knox was someone who read the
+        # Bible" -> "Knox read the Bible", without the noun that renames it)
         named = _renamed(toks, children, t.head)
-        if named is None:
-            noun = subtree(t.head, skip=frozenset({t.i})) - _clauses_of(toks, children, t.head)
-        else:  # "Knox was someone who read the Bible" -> "Knox read the Bible"
-            noun = subtree(named, skip=frozenset({t.head})) - _clauses_of(toks, children, named)
+        about, without = (t.head, t.i) if named is None else (named, t.head)
+        noun = subtree(about, skip=frozenset({without})) - _clauses_of(toks, children, about)
         parts.append(noun | body)
         span = subtree(t.i)
         before, after = min(span) - 1, max(span) + 1
@@ -205,7 +205,7 @@ def _renamed(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int)
             return None
         named = head.i
     elif t.dep == "attr" and head.lemma.lower() == "be":
-        if any(toks[k].dep in (*AUXILIARIES, "aux") for k in children[head.i]):
+        if any(toks[k].dep in AUXILIARIES for k in children[head.i]):
             return None
         subjects = [k for k in children[head.i] if toks[k].dep in ("nsubj", "nsubjpass")]
         if len(subjects) != 1:
