@@ -132,7 +132,7 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
             for c in children[t.i]
             if toks[c].dep in ("nsubj", "nsubjpass") and toks[c].lemma in RELATIVE_PRONOUNS
         ]
-        if not pronoun or t.head == t.i:
+        if not pronoun or t.head == t.i or _unsure_which(toks, children, t.head, t.i):
             continue
         body = subtree(t.i) - {pronoun[0]}
         # the noun the claim is about, without the clause (or, "Knox was someone who read the
@@ -180,6 +180,22 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
     if any(not _states_something(b) for b in built):
         return (sentence,)
     return tuple(built)
+
+
+def _unsure_which(
+    toks: tuple[Token, ...], children: dict[int, list[int]], noun: int, clause: int
+) -> bool:
+    """Whether a "which" clause after a comma may be about something other than the noun the
+    parse hangs it on: a phrase of the noun comes between them ("Rao accused officials of
+    corruption, which led to a comeback": the parse gives the clause to "officials", and it is
+    about the accusation; "managers at the passport agency, which made a profit": the parse
+    gives it to "managers", and it is the agency). Split off, the clause would be a claim the
+    sentence does not make ("officials of corruption led to a comeback"), so it stays in its
+    sentence's claim."""
+    start = min(_subtree(children, clause))
+    if toks[start].lemma.lower() != "which" or start == 0 or toks[start - 1].text != ",":
+        return False
+    return any(toks[k].dep == "prep" and noun < k < start for k in children[noun])
 
 
 def _renamed(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> int | None:

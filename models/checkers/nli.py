@@ -98,10 +98,12 @@ CONFIG_FILE = "config.json"
 #: preposition and not a bound (claims22); a relative clause on a noun that renames another
 #: is a claim about that one ("Knox was someone who read the Bible" -> "Knox read the Bible"),
 #: and a coordinated verb with its own object takes no passive auxiliary ("was courted … but
-#: chose Arsenal" -> "chose Arsenal") (claims23). ("claims13" and "claims14"
-#: named experiments that were not kept, whose bench caches may still exist; so did "claims18",
-#: which also read vague counts, "a few hundred", as ranges.)
-CLAIM_REVISION = "claims23"
+#: chose Arsenal" -> "chose Arsenal") (claims23); a "which" clause after a comma and a phrase
+#: of its noun stays in its sentence's claim ("accused officials of corruption, which led to a
+#: comeback": not "officials of corruption led to a comeback") (claims24). ("claims13" and
+#: "claims14" named experiments that were not kept, whose bench caches may still exist; so did
+#: "claims18", which also read vague counts, "a few hundred", as ranges.)
+CLAIM_REVISION = "claims24"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen

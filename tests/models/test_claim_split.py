@@ -57,6 +57,23 @@ def test_a_relative_clause_on_a_noun_that_renames_another_is_a_claim_about_that_
     )
 
 
+def test_a_which_clause_after_a_phrase_of_its_noun_stays_in_its_sentence() -> None:
+    # the parse hangs the clause on "officials", but it is the accusation that led to a comeback
+    assert _claims("People accused Rao officials of corruption, which led to a comeback.") == [
+        "People accused Rao officials of corruption, which led to a comeback."
+    ]
+    # the agency made the profit, not its managers
+    claims = _claims(
+        "Managers at the passport agency, which made a profit during the chaos, received bonuses."
+    )
+    assert not any("Managers at the passport agency made" in c for c in claims)
+    # a "which" clause right after its noun is a claim as before
+    assert _claims("He bought the old mill, which dates from 1890.") == [
+        "He bought the old mill",
+        "the old mill dates from 1890",
+    ]
+
+
 def test_a_verb_with_its_own_object_takes_no_passive_auxiliary() -> None:
     assert _claims("The letters were expected to fetch 300,000 dollars but received no bids.") == [
         "The letters were expected to fetch 300,000 dollars",
