@@ -132,7 +132,7 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
             for c in children[t.i]
             if toks[c].dep in ("nsubj", "nsubjpass") and toks[c].lemma in RELATIVE_PRONOUNS
         ]
-        if not pronoun or t.head == t.i or _unsure_which(toks, children, t.head, t.i):
+        if not pronoun or t.head == t.i or _unsure_which(toks, children, t.head, pronoun[0]):
             continue
         body = subtree(t.i) - {pronoun[0]}
         # the noun the claim is about, without the clause (or, "Knox was someone who read the
@@ -183,7 +183,7 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
 
 
 def _unsure_which(
-    toks: tuple[Token, ...], children: dict[int, list[int]], noun: int, clause: int
+    toks: tuple[Token, ...], children: dict[int, list[int]], noun: int, pronoun: int
 ) -> bool:
     """Whether a "which" clause after a comma may be about something other than the noun the
     parse hangs it on: a phrase of the noun comes between them ("Rao accused officials of
@@ -192,10 +192,9 @@ def _unsure_which(
     gives it to "managers", and it is the agency). Split off, the clause would be a claim the
     sentence does not make ("officials of corruption led to a comeback"), so it stays in its
     sentence's claim."""
-    start = min(_subtree(children, clause))
-    if toks[start].lemma.lower() != "which" or start == 0 or toks[start - 1].text != ",":
+    if toks[pronoun].lemma.lower() != "which" or pronoun == 0 or toks[pronoun - 1].text != ",":
         return False
-    return any(toks[k].dep == "prep" and noun < k < start for k in children[noun])
+    return any(toks[k].dep == "prep" and noun < k < pronoun for k in children[noun])
 
 
 def _renamed(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> int | None:
