@@ -48,6 +48,13 @@ def _weight_only(q: np.ndarray, scale: np.ndarray) -> object:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def _case(seed: int, rows: int, cols: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """A generator, int8 weights and their per-column scales."""
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-127, 128, (rows, cols)).astype(np.int8)
+    return rng, q, rng.uniform(0.01, 0.02, cols).astype(np.float32)
+
+
 def _run(model: object, x: np.ndarray) -> list[np.ndarray]:
     onnx.checker.check_model(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -56,9 +63,7 @@ def _run(model: object, x: np.ndarray) -> list[np.ndarray]:
 
 def test_int8_rows_round_each_row_on_its_own_scale_once_per_input() -> None:
     bench = _bench()
-    rng = np.random.default_rng(2)
-    q = rng.integers(-127, 128, (16, 3)).astype(np.int8)
-    scale = rng.uniform(0.01, 0.02, 3).astype(np.float32)
+    rng, q, scale = _case(2, 16, 3)
     model = _weight_only(q, scale)
     assert bench.int8_rows(model) == 2
     kinds = [n.op_type for n in model.graph.node]
@@ -77,9 +82,7 @@ def test_int8_rows_round_each_row_on_its_own_scale_once_per_input() -> None:
 
 def test_fp32_expands_the_int8_weights_to_floats() -> None:
     bench = _bench()
-    rng = np.random.default_rng(4)
-    q = rng.integers(-127, 128, (8, 4)).astype(np.int8)
-    scale = rng.uniform(0.01, 0.02, 4).astype(np.float32)
+    rng, q, scale = _case(4, 8, 4)
     model = _weight_only(q, scale)
     assert bench.expanded_fp32(model) == 1  # one weight, read by both products
     assert {n.op_type for n in model.graph.node} == {"MatMul"}
