@@ -115,37 +115,47 @@ def load_checkers(
 ) -> list[Checker]:
     """Load checkers by registry name (None: the default checkers).
 
-    ``step`` is told (:data:`LOADING`, loaded, to load) before each one.
+    Their ONNX sessions are built in background threads meanwhile (the NLI graph's beside the
+    rest of the loading: :func:`models.runtime.sessions_ahead`). ``step`` is told (:data:`LOADING`, loaded, to load) before each one.
 
     Raises:
         FactDeskError: a checker that cannot be loaded, with the model directory and why (a
             damaged ``model.pt`` or ``pytorch_model.bin`` included), instead of a traceback.
     """
-    from models.errors import ModelLoadError
-    from models.registry import default_checkers, load_checker
+    from models.registry import default_checkers, graphs_ahead
+    from models.runtime import sessions_ahead
 
     chosen = list(names) if names else default_checkers()
     loaded = []
-    for name in chosen:
-        if step is not None:
-            step(LOADING, len(loaded), len(chosen))
-        try:
-            loaded.append(load_checker(name, device=device, model_dir=model_dir))  # type: ignore[arg-type]
-        except (FactDeskError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # noqa: BLE001 - torch, pickle, transformers, onnxruntime errors
-            lines = str(exc).strip().splitlines()
-            if isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc):
-                # torch refused to unpickle it: never suggest loading it unsafely.
-                why = (
-                    "a weights file is damaged or not a plain PyTorch state dict; nothing of it ran"
-                )
-            else:
-                why = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
-            raise ModelLoadError(
-                f"{model_dir or name}: cannot load the '{name}' checker ({why})."
-            ) from exc
+    with sessions_ahead(graphs_ahead(chosen, device, model_dir)):  # type: ignore[arg-type]
+        for name in chosen:
+            loaded.append(_load_one(name, device, model_dir, step, len(loaded), len(chosen)))
     return loaded
+
+
+def _load_one(
+    name: str, device: str, model_dir: str | None, step: Step | None, done: int, total: int
+) -> Checker:
+    """:func:`load_checkers` for one name (``done`` of ``total`` loaded before it)."""
+    from models.errors import ModelLoadError
+    from models.registry import load_checker
+
+    if step is not None:
+        step(LOADING, done, total)
+    try:
+        return load_checker(name, device=device, model_dir=model_dir)  # type: ignore[arg-type]
+    except (FactDeskError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - torch, pickle, transformers, onnxruntime errors
+        lines = str(exc).strip().splitlines()
+        if isinstance(exc, pickle.UnpicklingError) or "weights_only" in str(exc):
+            # torch refused to unpickle it: never suggest loading it unsafely.
+            why = "a weights file is damaged or not a plain PyTorch state dict; nothing of it ran"
+        else:
+            why = f"{type(exc).__name__}: {lines[0][:300]}" if lines else type(exc).__name__
+        raise ModelLoadError(
+            f"{model_dir or name}: cannot load the '{name}' checker ({why})."
+        ) from exc
 
 
 def pending(project: Project, checker: CheckerInfo) -> list[int]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from models.encoding import load_tokenizer
+from models.encoding import shared_tokenizer
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_model
@@ -91,7 +91,7 @@ class TokenEncoder:
         self._session, choice = onnx_model(path, device, MODEL_FILE)
         self.runs_on = choice.runs_on  # device and precision, recorded with each run
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
+        self._tokenizer = shared_tokenizer(path / TOKENIZER_FILE)
         self.window = int(self.config.get("window", 254))
         self.stride = int(self.config.get("stride", 192))
         self.cls_id = int(self.config.get("cls_id", 101))

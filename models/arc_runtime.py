@@ -31,7 +31,7 @@ from models.encoding import (
     TokenCounter,
     collate,
     encode_pair,
-    load_tokenizer,
+    shared_tokenizer,
 )
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import Evidence, Retriever, build_windows
@@ -94,7 +94,7 @@ class ArcSupportRunner:
         self.nli: tuple[str, int] | None = None
         self.vocab = LabelVocab(self.config["labels"])
         onnx_file, tokenizer_file = model_files(path, self.config)
-        self._tokenizer = load_tokenizer(tokenizer_file)
+        self._tokenizer = shared_tokenizer(tokenizer_file)
         self._counter = TokenCounter(self._tokenizer)
         self._cache: OrderedDict[Job, Prediction] = OrderedDict()
         self._cache_size = cache_size

@@ -12,9 +12,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from models.arc_runtime import Runtime, bundled_available, model_files
+from models.arc_runtime import BUNDLED_DIR, Runtime, bundled_available, model_files, read_config
 from models.checkers.base import Checker
-from models.registry import CheckerEntry, register
+from models.errors import FactDeskError
+from models.registry import CHECKERS, CheckerEntry, register
 from models.resources import resources_dir
 from models.runtime import DevicePref
 
@@ -34,6 +35,15 @@ def _runtime_for(model_dir: Path | None) -> Runtime:
     return "onnx" if graph.is_file() else "torch"
 
 
+def _arc_graphs(model_dir: Path | None, bundled: Path = BUNDLED_DIR) -> list[Path]:
+    """The graph the arc/support model reads (the bundled heads: the NLI model's graph)."""
+    path = model_dir or bundled
+    try:
+        return [model_files(path, read_config(path))[0]]
+    except FactDeskError:
+        return []
+
+
 def _dae(device: DevicePref, model_dir: Path | None) -> Checker:
     from models.checkers.dae import DAEChecker
 
@@ -48,7 +58,13 @@ def _support(device: DevicePref, model_dir: Path | None) -> Checker:
 
 register(
     CheckerEntry(
-        "dae", "arc entailment (DAE)", "arc", _dae, available=bundled_available, default=True
+        "dae",
+        "arc entailment (DAE)",
+        "arc",
+        _dae,
+        available=bundled_available,
+        default=True,
+        graphs=_arc_graphs,
     )
 )
 register(
@@ -59,6 +75,7 @@ register(
         _support,
         available=bundled_available,
         default=True,
+        graphs=_arc_graphs,
     )
 )
 
@@ -79,6 +96,10 @@ def _fast_arc_available() -> bool:
     return bundled_available(FAST_ARC_DIR)
 
 
+def _fast_arc_graphs(model_dir: Path | None) -> list[Path]:
+    return _arc_graphs(model_dir, FAST_ARC_DIR)
+
+
 # The fast path's arc/support scores (selectable, not defaults): what `combined-fast` reads.
 register(
     CheckerEntry(
@@ -87,6 +108,7 @@ register(
         "arc",
         _fast("dae", "arc entailment (DAE, fast)"),
         available=_fast_arc_available,
+        graphs=_fast_arc_graphs,
     )
 )
 register(
@@ -96,6 +118,7 @@ register(
         "sentence",
         _fast("support", "sentence support (fast)"),
         available=_fast_arc_available,
+        graphs=_fast_arc_graphs,
     )
 )
 
@@ -145,6 +168,27 @@ def _combined(device: DevicePref, model_dir: Path | None) -> Checker:
 #: The fast path's checkers in the combined score's slots: the MiniLM NLI model, and the MiniLM
 #: arc/support model, since the bundled heads read the MPNet encoder, which the fast path avoids.
 FAST_IN_PLACE = {"nli": "nli-fast", "dae": "dae-fast", "support": "support-fast"}
+
+
+def _parts_graphs(fast: bool) -> Callable[[Path | None], list[Path]]:
+    """The graphs of a combined score: its components' (as its loader below loads them)."""
+
+    def graphs(model_dir: Path | None) -> list[Path]:
+        from models.checkers.combined import FAST_FILE, load_combiner
+
+        try:
+            names = load_combiner(FAST_FILE) if fast else load_combiner()
+        except FactDeskError:
+            return []
+        in_place = {} if not fast else FAST_IN_PLACE if model_dir is None else {"nli": "nli-fast"}
+        return [
+            path
+            for name in names.components
+            if (entry := CHECKERS.get(in_place.get(name, name))) is not None
+            for path in entry.graphs(model_dir if name in ("dae", "support", "grounding") else None)
+        ]
+
+    return graphs
 
 
 def _combined_fast(device: DevicePref, model_dir: Path | None) -> Checker:
@@ -198,6 +242,13 @@ def _combined_available() -> bool:
     return bundled_available() and aligner_available() and combiner_available()
 
 
+def _align_graphs(model_dir: Path | None) -> list[Path]:
+    from models.aligner import BUNDLED_DIR as ALIGNER_DIR
+    from models.aligner import MODEL_FILE
+
+    return [ALIGNER_DIR / MODEL_FILE]
+
+
 def _align_available() -> bool:
     from models.aligner import bundled_available as aligner_available
 
@@ -212,6 +263,7 @@ register(
         _align,
         available=_align_available,
         default=True,
+        graphs=_align_graphs,
     )
 )
 # The fast path's shown score: selectable, never a default (it misses more).
@@ -222,6 +274,7 @@ register(
         "arc",
         _combined_fast,
         available=_combined_fast_available,
+        graphs=_parts_graphs(fast=True),
     )
 )
 # Registered last: the window shows the latest arc-level checker first, and this is the best one.
@@ -233,5 +286,6 @@ register(
         _combined,
         available=_combined_available,
         default=True,
+        graphs=_parts_graphs(fast=False),
     )
 )

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from models.document import ParsedText, Sentence
-from models.encoding import load_tokenizer
+from models.encoding import shared_tokenizer
 from models.errors import ModelNotFoundError
 from models.resources import resources_dir
 from models.runtime import DevicePref, onnx_model
@@ -62,8 +62,7 @@ class SentenceEmbedder:
         #: The export's version (its config's), part of the versions of checkers ranking by it.
         self.version = _config_version(path)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
-        self._tokenizer.enable_truncation(max_length)
+        self._tokenizer = shared_tokenizer(path / TOKENIZER_FILE, max_length)
         self.max_length = max_length
         # Recent texts' embeddings: a source is ranked once per output (and per checker), and
         # several outputs of one source usually come together.

@@ -12,15 +12,22 @@ register themselves from :mod:`models.bundled` and are the defaults when their f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from models.checkers.base import Checker
-from models.errors import UnknownCheckerError
-from models.runtime import DevicePref
+from models.errors import ModelLoadError, UnknownCheckerError
+from models.runtime import MODEL_FILE, DevicePref, OnnxChoice, choose_onnx
 
 Loader = Callable[[DevicePref, "Path | None"], Checker]
+#: The ONNX files a loader reads, for a model directory or None (the bundled models): what
+#: :func:`graphs_ahead` lists. A file missing from the list loads as before, only later.
+Graphs = Callable[["Path | None"], Sequence[Path]]
+
+
+def _no_graphs(model_dir: Path | None) -> Sequence[Path]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,7 @@ class CheckerEntry:
     #: Runs without model files (a rule over the parse): as a default it goes with the models,
     #: or with the lexical baseline when no model is installed.
     model_free: bool = False
+    graphs: Graphs = _no_graphs
 
 
 def _lexical(device: DevicePref, model_dir: Path | None) -> Checker:
@@ -57,6 +65,26 @@ def _nli(device: DevicePref, model_dir: Path | None) -> Checker:
         raise UnknownCheckerError("The 'nli' checker needs a model directory (--model-dir).")
     # A user's model reads the same evidence as the bundled one (the embedder's ranking).
     return NLISentenceChecker(model_dir, device=device, retriever=default_retriever(device))
+
+
+def _nli_graphs(model_dir: Path | None) -> Sequence[Path]:
+    from models.checkers.nli import BUNDLED_DIR, is_onnx_dir
+
+    path = model_dir or BUNDLED_DIR
+    return [*([path / MODEL_FILE] if is_onnx_dir(path) else []), *retriever_graphs()]
+
+
+def _nli_fast_graphs(model_dir: Path | None) -> Sequence[Path]:
+    from models.checkers.nli import FAST_DIR
+
+    return [FAST_DIR / MODEL_FILE, *retriever_graphs()]
+
+
+def retriever_graphs() -> Sequence[Path]:
+    """The graph of the bundled embedder, which ranks evidence for the NLI checkers."""
+    from models.embedder import BUNDLED_DIR
+
+    return [BUNDLED_DIR / MODEL_FILE]
 
 
 def _nli_bundled() -> bool:
@@ -103,9 +131,15 @@ CHECKERS: dict[str, CheckerEntry] = {
         _nli,
         available=_nli_bundled,
         default=True,
+        graphs=_nli_graphs,
     ),
     "nli-fast": CheckerEntry(
-        "nli-fast", FAST_DISPLAY, "sentence", _nli_fast, available=_nli_fast_bundled
+        "nli-fast",
+        FAST_DISPLAY,
+        "sentence",
+        _nli_fast,
+        available=_nli_fast_bundled,
+        graphs=_nli_fast_graphs,
     ),
 }
 
@@ -139,6 +173,29 @@ def load_checker(
         known = ", ".join(sorted(CHECKERS))
         raise UnknownCheckerError(f"Unknown checker '{name}'; known checkers: {known}.")
     return entry.load(device, Path(model_dir) if model_dir is not None else None)
+
+
+def graphs_ahead(
+    names: Sequence[str], device: DevicePref = "auto", model_dir: str | Path | None = None
+) -> list[OnnxChoice]:
+    """The ONNX files (and providers) that loading these checkers reads, each once: what
+    :func:`models.runtime.sessions_ahead` builds while the checkers load. Unknown names and
+    files that cannot be read are left out (loading them says what is wrong)."""
+    _load_bundled()
+    folder = Path(model_dir) if model_dir is not None else None
+    files = dict.fromkeys(
+        path.resolve()
+        for name in names
+        if (entry := CHECKERS.get(name)) is not None
+        for path in entry.graphs(folder)
+    )
+    choices = []
+    for path in files:
+        try:
+            choices.append(choose_onnx(path.parent, device, path.name))
+        except ModelLoadError:
+            continue
+    return choices
 
 
 def _load_bundled() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,19 @@ GERMAN_PAIR = {
     "output": "Bremen wählte 2023 Andreas Bovenschulte zum Bürgermeister, der seit vielen "
     "Jahren in der Stadt lebt.",
 }
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _graph_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Optimised graphs (``models.runtime.kept_graph``) go to a folder of this test run, not to
+    the user's cache; the CLI processes the tests start read the same one."""
+    before = os.environ.get("FACTDESK_CACHE_DIR")
+    os.environ["FACTDESK_CACHE_DIR"] = str(tmp_path_factory.mktemp("factdesk-cache"))
+    yield
+    if before is None:
+        os.environ.pop("FACTDESK_CACHE_DIR", None)
+    else:
+        os.environ["FACTDESK_CACHE_DIR"] = before
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

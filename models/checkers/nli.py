@@ -182,7 +182,7 @@ class OnnxNLI:
     """
 
     def __init__(self, model_dir: str | Path, device: DevicePref = "auto") -> None:
-        from models.encoding import TokenCounter, load_tokenizer
+        from models.encoding import TokenCounter, shared_tokenizer
 
         path = Path(model_dir)
         if not bundled_available(path):
@@ -199,17 +199,17 @@ class OnnxNLI:
                 f"{path / CONFIG_FILE}: not an NLI model config (needs id2label, max_length, "
                 f"version): {exc}"
             ) from exc
+        # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
+        # not cut), one encodes pairs for the model, truncated to its input length. Both before
+        # the session, which may still be being built (models.runtime.sessions_ahead).
+        self._counter = TokenCounter(shared_tokenizer(path / TOKENIZER_FILE))
+        self._tokenizer = shared_tokenizer(path / TOKENIZER_FILE, self.max_length)
         self.session, choice = onnx_model(path, device, MODEL_FILE)
         self.runs_on = choice.runs_on  # device and precision, recorded with each run
         self._inputs = {i.name for i in self.session.get_inputs()}
         # The first output: a graph shared with the arc/support heads has theirs after it, and
         # asking for this one alone keeps onnxruntime from running the heads.
         self._output = self.session.get_outputs()[0].name
-        # One tokenizer counts (untruncated, so a sentence too long for the model is reported,
-        # not cut), one encodes pairs for the model, truncated to its input length.
-        self._counter = TokenCounter(load_tokenizer(path / TOKENIZER_FILE))
-        self._tokenizer = load_tokenizer(path / TOKENIZER_FILE)
-        self._tokenizer.enable_truncation(self.max_length, strategy="longest_first")
 
     def count_tokens(self, text: str) -> int:
         return self._counter(text)

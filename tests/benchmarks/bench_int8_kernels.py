@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -171,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     labels = {str(v).lower(): int(k) for k, v in config["id2label"].items()}
     tokenizer = Tokenizer.from_file(str(args.model_dir / "tokenizer.json"))
     with tempfile.TemporaryDirectory() as tmp:
+        # the optimised copies of these temporary graphs go with them, not to the user's cache
+        os.environ["FACTDESK_CACHE_DIR"] = str(Path(tmp) / "cache")
         forms = build_forms(model_file, Path(tmp))
         sessions = {
             name: _load_session(path, ["CPUExecutionProvider"]) for name, path in forms.items()

@@ -12,7 +12,10 @@ each output has its own source). Printed beside their targets: the median time p
 pair, its ratio to the DAE reference (the DAE paper's architecture at ELECTRA-base size: hidden
 768, 12 layers, 12 heads, intermediate 3072, random weights, fp32 torch, with the same arc head,
 on the same parse and arcs, reading as much of the source as fits beside each sentence, as the
-paper's model does), peak RSS and the bundled models' size on disk.
+paper's model does), peak RSS and the bundled models' size on disk. The load time is that of a
+later start, which reads the optimised copies of the large graphs that the first start keeps in
+the user's cache (``models.runtime.kept_graph``; here a temporary folder, filled by a first run
+whose load time is printed beside it).
 
 When the fast path's model is installed (``resources/models/nli_fast``, the ``nli-fast``
 checker), the same pairs are timed again with it in place of ``nli``, and ``combined-fast`` (the
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -178,15 +182,27 @@ def resources_with_nli(nli_dir: Path, root: Path) -> Path:
     return root
 
 
-def measure_default_path(repeats: int, nli_dir: Path | None, fast: bool = False) -> dict[str, Any]:
-    """:func:`default_path` in a fresh process (``--child``), with the NLI stand-in if given."""
+def fast_installed() -> bool:
+    """Whether the fast path's NLI model is installed (``resources/models/nli_fast``)."""
+    from models.checkers.nli import FAST_DIR
+    from models.checkers.nli import bundled_available as nli_installed
+
+    return nli_installed(FAST_DIR)
+
+
+def measure_default_path(
+    repeats: int, nli_dir: Path | None, cache: Path, fast: bool = False
+) -> dict[str, Any]:
+    """:func:`default_path` in a fresh process (``--child``), with the NLI stand-in if given,
+    keeping optimised graphs in ``cache`` (:func:`models.runtime.graph_cache_dir`)."""
     with tempfile.TemporaryDirectory(prefix="bench-models-") as tmp:
         cmd = [sys.executable, __file__, "--child", "--repeats", str(repeats)]
         if fast:
             cmd.append("--fast")
         if nli_dir is not None:
             cmd += ["--resources", str(resources_with_nli(nli_dir, Path(tmp)))]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        env = {**os.environ, "FACTDESK_CACHE_DIR": str(cache)}
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         sys.exit(f"the default path failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -318,7 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     if not bundled_available():
         print("the bundled arc/support model is not in resources/models/arc_support")
         return 1
-    path = measure_default_path(args.repeats, args.nli_dir)
+    # the first start writes the optimised copies of the large graphs (as a user's first start
+    # does); the measured one reads them, as every later start does
+    cache = Path(tempfile.mkdtemp(prefix="bench-models-cache-"))
+    try:
+        first = measure_default_path(1, args.nli_dir, cache)
+        path = measure_default_path(args.repeats, args.nli_dir, cache)
+        fast = (
+            measure_default_path(args.repeats, None, cache, fast=True) if fast_installed() else None
+        )
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     ref = measure_reference(args.repeats)
     sizes = model_sizes(args.nli_dir)
 
@@ -361,7 +387,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(
-        beside(f"model load time: {path['load_s']:.2f} s", path["load_s"] < TARGET_LOAD_S, "< 2 s")
+        beside(
+            f"model load time: {path['load_s']:.2f} s (the first start, which keeps optimised "
+            f"copies of the large graphs: {first['load_s']:.2f} s)",
+            path["load_s"] < TARGET_LOAD_S,
+            "< 2 s",
+        )
     )
     listed = ", ".join(f"{n} {mb:.1f}" for n, mb in sizes.items() if mb >= 0.05)
     print(
@@ -372,13 +403,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     print(f"runs on: {', '.join(f'{n} {r}' for n, r in path['runs_on'].items())}")
-    from models.checkers.nli import FAST_DIR
-    from models.checkers.nli import bundled_available as nli_installed
-
-    if not nli_installed(FAST_DIR):
+    if fast is None:
         print("Fast path: absent (no resources/models/nli_fast)")
         return 0
-    fast = measure_default_path(args.repeats, None, fast=True)
     fast_s = fast["per_pair_s"]
     print(
         f"Fast path ({' + '.join(fast['checkers_s'])}; `--checker` these names), the same "

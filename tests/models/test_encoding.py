@@ -51,3 +51,23 @@ def test_collate_pads() -> None:
     assert batch["input_ids"].shape == (2, max(len(a.ids), len(b.ids)))
     assert batch["arc_head"].shape == (2, 3)
     assert batch["attention_mask"][0].sum() == len(a.ids)
+
+
+def test_a_shared_tokenizer_is_loaded_once_per_file_and_length(tmp_path) -> None:  # noqa: ANN001
+    import shutil
+
+    from models.encoding import shared_tokenizer
+
+    path = tmp_path / "tokenizer.json"
+    shutil.copyfile(tokenizer_json(), path)
+    whole = shared_tokenizer(path)
+    assert shared_tokenizer(path) is whole
+    cut = shared_tokenizer(path, 12)
+    assert cut is not whole and shared_tokenizer(path, 12) is cut
+    long = " ".join(["word"] * 40)
+    assert len(whole.encode(long, "short one").ids) > 40  # not truncated
+    ids = cut.encode(long, "short one")
+    assert len(ids.ids) == 12 and "short" in ids.tokens  # the longer text gave way
+    text = path.read_text()
+    path.write_text(text + " ")  # written again in place: read anew
+    assert shared_tokenizer(path) is not whole
