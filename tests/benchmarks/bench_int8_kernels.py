@@ -1,4 +1,4 @@
-"""The NLI graph's matrix products in three forms on this CPU: speed, and what each does to the
+"""The NLI graph's matrix products in four forms on this CPU: speed, and what each does to the
 model's probabilities (prints).
 
     python tests/benchmarks/bench_int8_kernels.py [--pairs 300] [--model-dir DIR] [--repeats 7]
@@ -12,14 +12,20 @@ are built in a temporary folder and timed on one unpadded input of 40 and of 250
 - fp32: the int8 weights expanded to float once (the float model on the int8-rounded weights);
 - int8 rows: each product's input rounded to int8 row by row, on its own scale (max |x| / 127),
   and multiplied in the integer kernel (``MatMulInteger``, u8s8, exact with VNNI or AMX). A
-  row's numbers stay its own, as with the bundled graph.
+  row's numbers stay its own, as with the bundled graph;
+- int8 rows with outliers in float: the same, but the 0.5% of each product input's channels
+  with the largest values (over 32 training-side inputs: WANLI training pairs, alone and with
+  five premises joined) are taken out of the rounded rows and multiplied in float. Transformer
+  inputs carry a few channels far larger than the rest; rounded in, they coarsen every other
+  value of the row.
 
 Then ``--pairs`` MultiNLI dev-matched pairs (never trained on) through each form, one at a time
 as the app reads them: three-way accuracy, and how far the probabilities move from the bundled
 graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
-faster kernel is worth what it moves; docs/history.md (thirtieth session) has the runs, where
-int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out summary ranking 1.7
-points on the 300-item samples (`bench_combiner.py --limit 300`).
+faster kernel is worth what it moves; docs/history.md (thirtieth and thirty-first sessions) has
+the runs, where int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out
+summary ranking 1.7 points on the 300-item samples (`bench_combiner.py --limit 300`), and rows
+with outliers in float cost none of it.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ sys.path.insert(0, str(REPO))
 
 LEVELS = 127  # int8 rows: levels each side of zero
 ZERO_CODE = 128  # the uint8 code of zero
+#: Int8 rows with outliers in float: the share of each product input's channels read in float.
+OUTLIER_SHARE = 0.005
 
 
 def _stored_weights(model: Any) -> dict[str, tuple[str, str, str, Any]]:
@@ -127,17 +135,138 @@ def int8_rows(model: Any) -> int:
     return len(products)
 
 
-def build_forms(model_file: Path, folder: Path) -> dict[str, Path]:
+def input_maxima(model: Any, feeds: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The largest |x| of each channel of each stored-int8 product's input over ``feeds``."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    probe = type(model)()
+    probe.CopyFrom(model)
+    products = _stored_weights(probe)
+    inputs = sorted({n.input[0] for n in probe.graph.node if n.output[0] in products})
+    given = {o.name for o in probe.graph.output}
+    probe.graph.output.extend(
+        helper.make_tensor_value_info(x, TensorProto.FLOAT, None) for x in inputs if x not in given
+    )
+    session = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    wanted = {i.name for i in session.get_inputs()}
+    top: dict[str, np.ndarray] = {}
+    for feed in feeds:
+        values = session.run(inputs, {k: v for k, v in feed.items() if k in wanted})
+        for x, v in zip(inputs, values, strict=True):
+            m = np.abs(v).reshape(-1, v.shape[-1]).max(axis=0)
+            top[x] = np.maximum(top[x], m) if x in top else m
+    return top
+
+
+def outliers_in_float(model: Any, maxima: dict[str, np.ndarray], share: float) -> int:
+    """Int8 rows (:func:`int8_rows`) with each product input's largest channels read in float
+    (in place): the ``share`` of its channels with the largest ``maxima`` are zeroed in the
+    rounded rows (which then round on the other channels' scale) and multiplied in float by
+    their rows of the same int8 weights, dequantised (the int8 weights keep those rows, which
+    meet zeros). Returns how many products."""
+    from onnx import helper, numpy_helper
+
+    inits = {t.name: t for t in model.graph.initializer}
+    products = _stored_weights(model)
+    split: dict[str, tuple[str, str, np.ndarray]] = {}  # input -> rest, outliers, channels
+    read_with: dict[str, bytes] = {}  # weight -> the channels its products read in float
+    floats: dict[str, np.ndarray] = {}  # weight -> its outlier channels' rows, dequantised
+    nodes: list[Any] = []
+    for node in model.graph.node:
+        if node.output[0] not in products:
+            nodes.append(node)
+            continue
+        weight, scale, zero, _ = products[node.output[0]]
+        x = node.input[0]
+        if x not in split:
+            p = f"outl{len(split)}"
+            k = max(1, round(share * len(maxima[x])))
+            channels = np.sort(np.argsort(-maxima[x], kind="stable")[:k]).astype(np.int64)
+            mask = np.ones(len(maxima[x]), np.float32)
+            mask[channels] = 0.0
+            model.graph.initializer.extend(
+                [numpy_helper.from_array(mask, f"{p}m"), numpy_helper.from_array(channels, f"{p}c")]
+            )
+            nodes += [
+                helper.make_node("Mul", [x, f"{p}m"], [f"{p}rest"]),
+                helper.make_node("Gather", [x, f"{p}c"], [f"{p}out"], axis=-1),
+            ]
+            split[x] = (f"{p}rest", f"{p}out", channels)
+        rest, out, channels = split[x]
+        if weight not in floats:
+            w = numpy_helper.to_array(inits[weight])
+            zw = numpy_helper.to_array(inits[zero])
+            sw = numpy_helper.to_array(inits[scale]).astype(np.float32)
+            floats[weight] = (w[channels].astype(np.float32) - zw.astype(np.float32)) * sw
+            model.graph.initializer.append(numpy_helper.from_array(floats[weight], f"{weight}_out"))
+            read_with[weight] = channels.tobytes()
+        elif read_with[weight] != channels.tobytes():
+            raise ValueError(f"{weight}: read by products whose inputs differ in outliers")
+        y = node.output[0]
+        nodes += [
+            helper.make_node("MatMul", [rest, node.input[1]], [f"{y}_rest"], name=node.name),
+            helper.make_node("MatMul", [out, f"{weight}_out"], [f"{y}_out"]),
+            helper.make_node("Add", [f"{y}_rest", f"{y}_out"], [y]),
+        ]
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    return int8_rows(model)
+
+
+def build_forms(
+    model_file: Path, folder: Path, calibration: list[dict[str, np.ndarray]]
+) -> dict[str, Path]:
+    """The bundled graph and the other forms, written to ``folder``; ``calibration``: the
+    inputs whose largest values choose the outlier channels."""
     import onnx
 
+    maxima = input_maxima(onnx.load(str(model_file)), calibration) if calibration else {}
     forms = {"weight-only int8 (bundled)": model_file}
-    for name, rewrite in (("fp32", expanded_fp32), ("int8 rows", int8_rows)):
+    rewrites = [("fp32", expanded_fp32), ("int8 rows", int8_rows)]
+    if maxima:
+        rewrites.append(
+            (
+                f"int8 rows, {100 * OUTLIER_SHARE:g}% in float",
+                lambda m: outliers_in_float(m, maxima, OUTLIER_SHARE),
+            )
+        )
+    for name, rewrite in rewrites:
         model = onnx.load(str(model_file))
         count = rewrite(model)
         onnx.checker.check_model(model)
-        forms[f"{name} ({count} products)"] = folder / f"{name.replace(' ', '_')}.onnx"
+        forms[f"{name} ({count} products)"] = folder / f"form{len(forms)}.onnx"
         onnx.save(model, str(forms[f"{name} ({count} products)"]))
     return forms
+
+
+def calibration_feeds(tokenizer: Any, data_dir: Path, count: int = 16) -> list[dict[str, Any]]:
+    """Inputs that choose the outlier channels, from the training side (never evaluated on):
+    ``count`` pairs of WANLI's training sample, and as many again with five premises joined
+    (the length of the app's evidence windows)."""
+    from models.readable import readable
+
+    with (data_dir / "nli" / "wanli_train_sample.jsonl").open(encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    rng = np.random.default_rng(5)
+    picked = [rows[i] for i in rng.choice(len(rows), 6 * count, replace=False)]
+    texts = [(r["premise"], r["hypothesis"]) for r in picked[:count]]
+    texts += [
+        (" ".join(r["premise"] for r in picked[count + 5 * i : count + 5 * i + 5]), h)
+        for i, (_, h) in enumerate(texts)
+    ]
+    feeds = []
+    for premise, hypothesis in texts:
+        e = tokenizer.encode(readable(premise), readable(hypothesis))
+        ids = np.asarray([e.ids[:256]], np.int64)
+        feeds.append(
+            {
+                "input_ids": ids,
+                "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.asarray([e.type_ids[:256]], np.int64),
+            }
+        )
+    return feeds
 
 
 def _feed(session: Any, ids: list[int], types: list[int]) -> dict[str, np.ndarray]:
@@ -174,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         # the optimised copies of these temporary graphs go with them, not to the user's cache
         os.environ["FACTDESK_CACHE_DIR"] = str(Path(tmp) / "cache")
-        forms = build_forms(model_file, Path(tmp))
+        forms = build_forms(model_file, Path(tmp), calibration_feeds(tokenizer, default_data_dir()))
         sessions = {
             name: _load_session(path, ["CPUExecutionProvider"]) for name, path in forms.items()
         }

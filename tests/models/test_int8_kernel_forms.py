@@ -89,3 +89,31 @@ def test_fp32_expands_the_int8_weights_to_floats() -> None:
     x = rng.normal(size=(3, 8)).astype(np.float32)
     y, _ = _run(model, x)
     np.testing.assert_allclose(y, x @ (q.astype(np.float32) * scale), rtol=1e-5, atol=1e-6)
+
+
+def test_outlier_channels_come_in_float_and_the_rest_in_int8_rows() -> None:
+    bench = _bench()
+    rng, q, scale = _case(6, 16, 3)
+    x = rng.normal(size=(5, 16)).astype(np.float32)
+    x[:, 5] *= 400.0  # a channel far larger than the rest in every row, as in transformers
+    maxima = {"x": np.abs(x).max(axis=0) + np.eye(16, dtype=np.float32)[11] * 1e3}
+    model = _weight_only(q, scale)
+    assert bench.outliers_in_float(model, maxima, share=2 / 16) == 2
+    kinds = [n.op_type for n in model.graph.node]
+    assert kinds.count("Gather") == 1 and kinds.count("MatMulInteger") == 2
+    y, z = _run(model, x)
+    channels = [5, 11]
+    rest = x.astype(np.float64).copy()
+    rest[:, channels] = 0.0
+    step = np.abs(rest).max(axis=-1, keepdims=True) / bench.LEVELS
+    weights = q.astype(np.float64) * scale
+    want = (np.rint(rest / step) @ q.astype(np.float64)) * step * scale
+    want += x[:, channels].astype(np.float64) @ weights[channels]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(y, z)
+    # the point of it: far closer to the float product than rows rounded with the outlier in
+    exact = x.astype(np.float64) @ weights
+    plain = _weight_only(q, scale)
+    bench.int8_rows(plain)
+    rows_error = np.abs(_run(plain, x)[0] - exact).max()
+    assert np.abs(y - exact).max() < rows_error / 20
