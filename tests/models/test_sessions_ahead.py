@@ -78,10 +78,12 @@ def test_a_file_that_cannot_load_fails_for_the_loader_that_asks(
     bad.write_bytes(b"DequantizeLinear, then nothing an ONNX graph holds")
     with sessions_ahead([choose_onnx(tmp_path)]):  # leaving the block raises nothing
         with pytest.raises(ModelLoadError, match=r"model\.onnx: cannot load"):
-            onnx_model(tmp_path)
+            onnx_model(tmp_path)  # the failed build's error, or its own if that came first
+    first = len(builds)
+    assert first in (1, 2) and builds[0][1] != threading.main_thread().name
     with sessions_ahead([choose_onnx(tmp_path)]):  # nobody asks: nothing is raised
         pass
-    assert len(builds) == 2 and not runtime._LOADING
+    assert len(builds) == first + 1 and not runtime._LOADING
 
 
 def test_an_int8_operator_is_found_across_the_pieces_a_file_is_read_in(tmp_path: Path) -> None:
