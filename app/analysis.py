@@ -116,7 +116,8 @@ def load_checkers(
     """Load checkers by registry name (None: the default checkers).
 
     Their ONNX sessions are built in background threads meanwhile (the NLI graph's beside the
-    rest of the loading: :func:`models.runtime.sessions_ahead`). ``step`` is told (:data:`LOADING`, loaded, to load) before each one.
+    rest of the loading: :func:`models.runtime.sessions_ahead`). ``step`` is told
+    (:data:`LOADING`, loaded, to load) before each one.
 
     Raises:
         FactDeskError: a checker that cannot be loaded, with the model directory and why (a

@@ -62,10 +62,11 @@ def shared_tokenizer(path: str | Path, max_length: int | None = None) -> Any:
     """
     path = Path(path)
     try:
-        stat = path.resolve().stat()
+        resolved = path.resolve()
+        stat = resolved.stat()
     except OSError:
         return load_tokenizer(path)  # says what is wrong with it
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, max_length)
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns, max_length)
     with _SHARED_LOCK:
         tok = _SHARED.get(key)
         if tok is None:

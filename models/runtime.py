@@ -17,6 +17,7 @@ e.g. "cpu int8", "cuda fp16"), and each analysis run records it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
@@ -379,24 +380,18 @@ def _used(path: Path) -> float:
         return 0.0
 
 
-_CPU: list[str] = []
-
-
+@functools.cache
 def _cpu_signature() -> str:
     """What the CPU is and can do (Linux: its model and feature flags; elsewhere: what Python
     reports), for the names of optimised graphs."""
     import platform
 
-    if not _CPU:
-        text = ""
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-                lines = [line for line in fh if line.startswith(("model name", "flags"))]
-            text = "".join(sorted(set(lines)))
-        except OSError:
-            pass
-        _CPU.append(text or f"{platform.machine()} {platform.processor()}")
-    return _CPU[0]
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            lines = {line for line in fh if line.startswith(("model name", "flags"))}
+    except OSError:
+        lines = set()
+    return "".join(sorted(lines)) or f"{platform.machine()} {platform.processor()}"
 
 
 def torch_device(device: DevicePref = "auto") -> str:

@@ -22,7 +22,8 @@ CPU = ["CPUExecutionProvider"]
 
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Every session built: (file, the thread that built it)."""
+    """Every session built: (file, the thread that built it), on the CPU provider alone."""
+    providers(monkeypatch, CPU)
     made: list[tuple[str, str]] = []
     load = runtime._load_session
 
@@ -37,9 +38,7 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 def test_the_loader_gets_the_session_built_ahead(
     model_dir: Path,  # noqa: F811
     builds: list[tuple[str, str]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    providers(monkeypatch, CPU)
     with sessions_ahead([choose_onnx(model_dir)]):
         first, choice = onnx_model(model_dir)
         again, _ = onnx_model(model_dir)
@@ -53,9 +52,7 @@ def test_the_loader_gets_the_session_built_ahead(
 def test_a_session_nothing_took_is_let_go(
     model_dir: Path,  # noqa: F811
     builds: list[tuple[str, str]],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    providers(monkeypatch, CPU)
     with sessions_ahead([choose_onnx(model_dir)]):
         pass
     assert len(builds) == 1
@@ -71,9 +68,8 @@ def test_a_session_nothing_took_is_let_go(
 
 
 def test_a_file_that_cannot_load_fails_for_the_loader_that_asks(
-    tmp_path: Path, builds: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, builds: list[tuple[str, str]]
 ) -> None:
-    providers(monkeypatch, CPU)
     bad = tmp_path / "model.onnx"
     bad.write_bytes(b"DequantizeLinear, then nothing an ONNX graph holds")
     with sessions_ahead([choose_onnx(tmp_path)]):  # leaving the block raises nothing
