@@ -364,17 +364,30 @@ def _drop_external_data(out_dir: Path) -> None:
 
 def make_portable(model_dir: Path) -> bool:
     """Give an exported model directory uint8 weights (:func:`unsigned_weights`), products on
-    unrounded activations (:func:`weight_only`) and a new version in its ``config.json`` (the
-    file's new hash in place of the old one), so projects scored with the old graph are scored
-    again. Heads kept in this graph (a folder beside it whose config's ``model_file`` names it,
-    ``arc_support``) get the new version too. Returns whether anything changed."""
+    unrounded activations (:func:`weight_only`) and a new version (:func:`renew_versions`), so
+    projects scored with the old graph are scored again. Returns whether anything changed."""
     model_file = model_dir / "model.onnx"
-    config_file = model_dir / "config.json"
-    # the old version: the file's hash, or the config's own (heads added to a graph keep it)
-    own = json.loads(config_file.read_text(encoding="utf-8")).get("version")
-    old = [v for v in (file_hash(model_file), own) if isinstance(v, str) and v]
+    old = versions_of(model_dir)
     if not unsigned_weights(model_file) + weight_only(model_file):
         return False
+    renew_versions(model_dir, old)
+    return True
+
+
+def versions_of(model_dir: Path) -> list[str]:
+    """A model folder's versions before a change to its graph: the file's hash, and its
+    config's own version (heads added to a graph keep theirs)."""
+    own = json.loads((model_dir / "config.json").read_text(encoding="utf-8")).get("version")
+    return [v for v in (file_hash(model_dir / "model.onnx"), own) if isinstance(v, str) and v]
+
+
+def renew_versions(model_dir: Path, old: list[str]) -> None:
+    """After ``model.onnx`` changed: the new file's hash in place of the ``old`` version
+    (:func:`versions_of`) in the folder's ``config.json``, keeping what follows it, and in the
+    configs of heads kept in this graph (a folder beside it whose config's ``model_file``
+    names it: ``arc_support``)."""
+    model_file = model_dir / "model.onnx"
+    config_file = model_dir / "config.json"
     new = file_hash(model_file)
     beside = [f for f in model_dir.parent.glob("*/config.json") if f.parent != model_dir]
     for file in [config_file, *beside]:
@@ -388,7 +401,6 @@ def make_portable(model_dir: Path) -> bool:
         kept = next((version[len(o) :] for o in old if version.startswith(o)), "")
         config["version"] = new + kept
         file.write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,23 +45,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-LEVELS = 127  # int8 rows: levels each side of zero
-ZERO_CODE = 128  # the uint8 code of zero
-#: Int8 rows with outliers in float: the share of each product input's channels read in float.
-OUTLIER_SHARE = 0.005
-
-
-def _stored_weights(model: Any) -> dict[str, tuple[str, str, str, Any]]:
-    """Per ``MatMul`` whose weight is ``DequantizeLinear`` of stored int8: (weight, scale,
-    zero point, the DequantizeLinear node), by the product's output."""
-    inits = {t.name for t in model.graph.initializer}
-    made_by = {out: n for n in model.graph.node for out in n.output}
-    out = {}
-    for node in model.graph.node:
-        dq = made_by.get(node.input[1]) if node.op_type == "MatMul" else None
-        if dq is not None and dq.op_type == "DequantizeLinear" and set(dq.input) <= inits:
-            out[node.output[0]] = (*dq.input, dq)
-    return out
+from models.training.int8_rows import stored_weights  # noqa: E402
 
 
 def expanded_fp32(model: Any) -> int:
@@ -69,7 +53,7 @@ def expanded_fp32(model: Any) -> int:
     from onnx import numpy_helper
 
     inits = {t.name: t for t in model.graph.initializer}
-    dqs = {id(dq): dq for *_, dq in _stored_weights(model).values()}
+    dqs = {id(dq): dq for *_, dq in stored_weights(model).values()}
     for dq in dqs.values():
         weight, scale, zero = (numpy_helper.to_array(inits[n]) for n in dq.input)
         value = (weight.astype(np.float32) - zero.astype(np.float32)) * scale.astype(np.float32)
@@ -80,146 +64,14 @@ def expanded_fp32(model: Any) -> int:
     return len(dqs)
 
 
-def int8_rows(model: Any) -> int:
-    """Rewrite each stored-int8 product as ``MatMulInteger`` on its input rounded to int8 row by
-    row (in place); products reading one input share its rounding. Returns how many."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    inits = {t.name: t for t in model.graph.initializer}
-    products = _stored_weights(model)
-    for weight, _, zero, _ in {w[0]: w for w in products.values()}.values():
-        w = numpy_helper.to_array(inits[weight]).astype(np.int16)
-        zw = numpy_helper.to_array(inits[zero]).astype(np.int16)
-        centred = w - (zw.reshape(1, -1) if zw.size > 1 else zw)
-        inits[weight].CopyFrom(numpy_helper.from_array(centred.astype(np.int8), weight))
-        inits[zero].CopyFrom(numpy_helper.from_array(np.zeros(zw.shape, np.int8), zero))
-    consts = {
-        "rows_levels": np.array(float(LEVELS), np.float32),
-        "rows_tiny": np.array(1e-30, np.float32),
-        "rows_unit": np.array(1.0, np.float32),
-        "rows_zero": np.array(ZERO_CODE, np.uint8),
-    }
-    model.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in consts.items())
-    dropped = {id(dq) for *_, dq in products.values()}
-    rounded: dict[str, tuple[str, str]] = {}
-    nodes: list[Any] = []
-    for k, node in enumerate(model.graph.node):
-        if id(node) in dropped:
-            continue
-        if node.output[0] not in products:
-            nodes.append(node)
-            continue
-        weight, scale, zero, _ = products[node.output[0]]
-        x = node.input[0]
-        if x not in rounded:
-            p = f"rows{len(rounded)}"
-            nodes += [
-                helper.make_node("Abs", [x], [f"{p}a"]),
-                helper.make_node("ReduceMax", [f"{p}a"], [f"{p}m"], axes=[-1], keepdims=1),
-                helper.make_node("Max", [f"{p}m", "rows_tiny"], [f"{p}t"]),
-                helper.make_node("Div", [f"{p}t", "rows_levels"], [f"{p}s"]),
-                helper.make_node("Div", [x, f"{p}s"], [f"{p}u"]),
-                helper.make_node("QuantizeLinear", [f"{p}u", "rows_unit", "rows_zero"], [f"{p}q"]),
-            ]
-            rounded[x] = (f"{p}q", f"{p}s")
-        q, row_scale = rounded[x]
-        p = f"rowp{k}"
-        nodes += [
-            helper.make_node("MatMulInteger", [q, weight, "rows_zero", zero], [f"{p}i"]),
-            helper.make_node("Cast", [f"{p}i"], [f"{p}f"], to=TensorProto.FLOAT),
-            helper.make_node("Mul", [f"{p}f", row_scale], [f"{p}r"]),
-            helper.make_node("Mul", [f"{p}r", scale], list(node.output), name=node.name),
-        ]
-    del model.graph.node[:]
-    model.graph.node.extend(nodes)
-    return len(products)
-
-
-def input_maxima(model: Any, feeds: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The largest |x| of each channel of each stored-int8 product's input over ``feeds``."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    probe = type(model)()
-    probe.CopyFrom(model)
-    products = _stored_weights(probe)
-    inputs = sorted({n.input[0] for n in probe.graph.node if n.output[0] in products})
-    given = {o.name for o in probe.graph.output}
-    probe.graph.output.extend(
-        helper.make_tensor_value_info(x, TensorProto.FLOAT, None) for x in inputs if x not in given
-    )
-    session = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
-    wanted = {i.name for i in session.get_inputs()}
-    top: dict[str, np.ndarray] = {}
-    for feed in feeds:
-        values = session.run(inputs, {k: v for k, v in feed.items() if k in wanted})
-        for x, v in zip(inputs, values, strict=True):
-            m = np.abs(v).reshape(-1, v.shape[-1]).max(axis=0)
-            top[x] = np.maximum(top[x], m) if x in top else m
-    return top
-
-
-def outliers_in_float(model: Any, maxima: dict[str, np.ndarray], share: float) -> int:
-    """Int8 rows (:func:`int8_rows`) with each product input's largest channels read in float
-    (in place): the ``share`` of its channels with the largest ``maxima`` are zeroed in the
-    rounded rows (which then round on the other channels' scale) and multiplied in float by
-    their rows of the same int8 weights, dequantised (the int8 weights keep those rows, which
-    meet zeros). Returns how many products."""
-    from onnx import helper, numpy_helper
-
-    inits = {t.name: t for t in model.graph.initializer}
-    products = _stored_weights(model)
-    split: dict[str, tuple[str, str, np.ndarray]] = {}  # input -> rest, outliers, channels
-    read_with: dict[str, bytes] = {}  # weight -> the channels its products read in float
-    floats: dict[str, np.ndarray] = {}  # weight -> its outlier channels' rows, dequantised
-    nodes: list[Any] = []
-    for node in model.graph.node:
-        if node.output[0] not in products:
-            nodes.append(node)
-            continue
-        weight, scale, zero, _ = products[node.output[0]]
-        x = node.input[0]
-        if x not in split:
-            p = f"outl{len(split)}"
-            k = max(1, round(share * len(maxima[x])))
-            channels = np.sort(np.argsort(-maxima[x], kind="stable")[:k]).astype(np.int64)
-            mask = np.ones(len(maxima[x]), np.float32)
-            mask[channels] = 0.0
-            model.graph.initializer.extend(
-                [numpy_helper.from_array(mask, f"{p}m"), numpy_helper.from_array(channels, f"{p}c")]
-            )
-            nodes += [
-                helper.make_node("Mul", [x, f"{p}m"], [f"{p}rest"]),
-                helper.make_node("Gather", [x, f"{p}c"], [f"{p}out"], axis=-1),
-            ]
-            split[x] = (f"{p}rest", f"{p}out", channels)
-        rest, out, channels = split[x]
-        if weight not in floats:
-            w = numpy_helper.to_array(inits[weight])
-            zw = numpy_helper.to_array(inits[zero])
-            sw = numpy_helper.to_array(inits[scale]).astype(np.float32)
-            floats[weight] = (w[channels].astype(np.float32) - zw.astype(np.float32)) * sw
-            model.graph.initializer.append(numpy_helper.from_array(floats[weight], f"{weight}_out"))
-            read_with[weight] = channels.tobytes()
-        elif read_with[weight] != channels.tobytes():
-            raise ValueError(f"{weight}: read by products whose inputs differ in outliers")
-        y = node.output[0]
-        nodes += [
-            helper.make_node("MatMul", [rest, node.input[1]], [f"{y}_rest"], name=node.name),
-            helper.make_node("MatMul", [out, f"{weight}_out"], [f"{y}_out"]),
-            helper.make_node("Add", [f"{y}_rest", f"{y}_out"], [y]),
-        ]
-    del model.graph.node[:]
-    model.graph.node.extend(nodes)
-    return int8_rows(model)
-
-
 def build_forms(
     model_file: Path, folder: Path, calibration: list[dict[str, np.ndarray]]
 ) -> dict[str, Path]:
     """The bundled graph and the other forms, written to ``folder``; ``calibration``: the
     inputs whose largest values choose the outlier channels."""
     import onnx
+
+    from models.training.int8_rows import OUTLIER_SHARE, input_maxima, int8_rows, outliers_in_float
 
     maxima = input_maxima(onnx.load(str(model_file)), calibration) if calibration else {}
     forms = {"weight-only int8 (bundled)": model_file}
@@ -296,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     model_file = args.model_dir / "model.onnx"
     if not model_file.is_file():
         print(f"{model_file}: no NLI model here")
+        return 1
+    import onnx
+
+    if not stored_weights(onnx.load(str(model_file))):
+        print(f"{model_file}: no weight-only int8 products to compare (converted already?)")
         return 1
     config = json.loads((args.model_dir / "config.json").read_text(encoding="utf-8"))
     labels = {str(v).lower(): int(k) for k, v in config["id2label"].items()}
