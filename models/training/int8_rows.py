@@ -167,7 +167,7 @@ def outliers_in_float(
     rounded rows (which then round on the other channels' scale) and multiplied in float by
     their rows of the same int8 weights, gathered and dequantised in the graph (constants:
     onnxruntime computes them once, when it builds the session). Returns how many products."""
-    from onnx import helper, numpy_helper
+    from onnx import TensorProto, helper, numpy_helper
 
     products = stored_weights(model)
     split: dict[str, tuple[str, str, np.ndarray, str]] = {}  # input -> rest, outliers, channels
@@ -205,12 +205,18 @@ def outliers_in_float(
             split[x] = (f"{p}rest", f"{p}out", channels, f"{p}c")
         rest, out, channels, named = split[x]
         if weight not in read_with:
-            same = {a.name: helper.get_attribute_value(a) for a in dq.attribute}  # its axis
+            axis = {a.name: helper.get_attribute_value(a) for a in dq.attribute}.get("axis", 1)
+            if axis not in (1, -1) and _size(model, scale) > 1:
+                raise ValueError(f"{weight}: scales along axis {axis}, not per output column")
+            # Cast, Sub and Mul rather than DequantizeLinear: onnxruntime folds these constants
+            # when it builds the session, and leaves a DequantizeLinear to run every time
+            w = f"{weight}_out"
             nodes += [
-                helper.make_node("Gather", [weight, named], [f"{weight}_outq"], axis=0),
-                helper.make_node(
-                    "DequantizeLinear", [f"{weight}_outq", scale, zero], [f"{weight}_out"], **same
-                ),
+                helper.make_node("Gather", [weight, named], [f"{w}q"], axis=0),
+                helper.make_node("Cast", [f"{w}q"], [f"{w}f"], to=TensorProto.FLOAT),
+                helper.make_node("Cast", [zero], [f"{w}z"], to=TensorProto.FLOAT),
+                helper.make_node("Sub", [f"{w}f", f"{w}z"], [f"{w}c"]),
+                helper.make_node("Mul", [f"{w}c", scale], [w]),
             ]
             read_with[weight] = channels.tobytes()
         elif read_with[weight] != channels.tobytes():
@@ -225,6 +231,11 @@ def outliers_in_float(
     model.graph.node.extend(nodes)
     return int8_rows(model, levels, zero_code)
 
+
+
+def _size(model: Any, name: str) -> int:
+    tensor = next(t for t in model.graph.initializer if t.name == name)
+    return int(np.prod(tensor.dims))
 
 @contextlib.contextmanager
 def recorded_inputs() -> Iterator[dict[Path, list[dict[str, np.ndarray]]]]:

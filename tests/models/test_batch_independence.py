@@ -93,3 +93,34 @@ def test_an_aligner_windows_states_do_not_depend_on_the_texts_other_windows(
     assert len(short.ids) == 16 and np.array_equal(longer.ids[:16], short.ids)
     # The first 14 pieces sit furthest from an edge in the first window: the same input alone.
     assert np.array_equal(longer.states[:14], short.states[:14])
+
+
+def test_an_embedder_runs_two_texts_at_a_time_in_order(tiny_base: Path, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from models.embedder import SentenceEmbedder
+    from models.training.export import export_embedder
+
+    export_embedder(tiny_base, tmp_path, quantize=True)
+    texts = [f"Sentence number {i} of the source, about the bridge." for i in range(6)]
+    alone = [SentenceEmbedder(tmp_path, device="cpu").embed([t])[0] for t in texts]
+    embedder = SentenceEmbedder(tmp_path, device="cpu")
+    session, lock, state = embedder._session, threading.Lock(), {"now": 0, "most": 0}
+
+    class Watched:
+        def run(self, names: object, feed: dict[str, np.ndarray]) -> object:
+            with lock:
+                state["now"] += 1
+                state["most"] = max(state["most"], state["now"])
+            time.sleep(0.05)  # long enough for the other thread's run to begin
+            try:
+                return session.run(names, feed)
+            finally:
+                with lock:
+                    state["now"] -= 1
+
+    embedder._session = Watched()
+    together = embedder.embed(texts)
+    assert state["most"] == 2
+    np.testing.assert_array_equal(together, np.stack(alone))
