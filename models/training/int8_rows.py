@@ -232,10 +232,10 @@ def outliers_in_float(
     return int8_rows(model, levels, zero_code)
 
 
-
 def _size(model: Any, name: str) -> int:
     tensor = next(t for t in model.graph.initializer if t.name == name)
     return int(np.prod(tensor.dims))
+
 
 @contextlib.contextmanager
 def recorded_inputs() -> Iterator[dict[Path, list[dict[str, np.ndarray]]]]:
