@@ -275,13 +275,17 @@ def app_inputs(
     checkers: Sequence[str], pairs: Sequence[tuple[str, str]]
 ) -> dict[Path, list[dict[str, np.ndarray]]]:
     """What the app feeds each graph when ``checkers`` score ``pairs`` (source, output) as
-    ``factdesk analyze`` does: {graph file: [feeds]}."""
-    from app.analysis import load_checkers, score_chunk
+    analysis does (parsed, then each checker on the whole batch): {graph file: [feeds]}."""
+    from models.claims import pair_input
+    from models.parsing import parse_many
+    from models.registry import load_checker
 
     with recorded_inputs() as seen:
-        loaded = load_checkers(list(checkers), device="cpu")
-        texts = dict(enumerate(pairs))
-        score_chunk(loaded, texts, {i: {c.name for c in loaded} for i in texts})
+        loaded = [load_checker(name, device="cpu") for name in checkers]
+        parsed = parse_many([text for pair in pairs for text in pair])
+        batch = [pair_input(i, parsed[2 * i], parsed[2 * i + 1]) for i in range(len(pairs))]
+        for checker in loaded:
+            checker.score(batch)
     return seen
 
 
