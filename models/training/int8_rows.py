@@ -185,12 +185,11 @@ def outliers_in_float(
             p = f"outl{len(split)}"
             k = max(1, round(share * len(maxima[x])))
             channels = np.sort(np.argsort(-maxima[x], kind="stable")[:k]).astype(np.int64)
-            sizes = np.array([len(maxima[x])], np.int64), np.array([k], np.int64)
             model.graph.initializer.extend(
                 [
                     numpy_helper.from_array(channels, f"{p}c"),
-                    numpy_helper.from_array(sizes[0], f"{p}n"),
-                    numpy_helper.from_array(sizes[1], f"{p}k"),
+                    numpy_helper.from_array(np.array([len(maxima[x])], np.int64), f"{p}n"),
+                    numpy_helper.from_array(np.array([k], np.int64), f"{p}k"),
                 ]
             )
             one, zero_ = (numpy_helper.from_array(np.array([v], np.float32)) for v in (1, 0))
