@@ -1,9 +1,9 @@
 """Int8 rows: the bundled graphs' int8 products multiplied in onnxruntime's integer kernel.
 
-The bundled graphs are weight-only int8 (:func:`models.training.export.weight_only`): int8
-weights times float inputs, which onnxruntime fuses into its 8-bit ``MatMulNBits`` kernel. On
-the Intel Xeon with AMX the issue names that kernel is slow (docs/history.md, thirtieth
-session). This module rewrites each such product so that its input is rounded to integers row
+Exports are weight-only int8 (:func:`models.training.export.weight_only`): int8 weights times
+float inputs, which onnxruntime fuses into its 8-bit ``MatMulNBits`` kernel. On the Intel Xeon
+with AMX the issue names that kernel is slow (docs/history.md, thirtieth session), and the
+bundled graphs were converted by this module (thirty-fourth session). It rewrites each such product so that its input is rounded to integers row
 by row, on the row's own scale, and multiplied by the same int8 weights in ``MatMulInteger``
 (the integer kernel, which uses VNNI and AMX where the CPU has them):
 

@@ -3,16 +3,19 @@ model's probabilities (prints).
 
     python tests/benchmarks/bench_int8_kernels.py [--pairs 300] [--model-dir DIR] [--repeats 7]
 
-The bundled graphs are weight-only int8 (``models.training.export.weight_only``): int8 weights
-times float inputs, which onnxruntime fuses into its 8-bit ``MatMulNBits`` kernel (the input
-rounded per block of 32 values of a row). Beside that reference, two forms of the same weights
-are built in a temporary folder and timed on one unpadded input of 40 and of 250 word-pieces
+The reference is the weight-only int8 graph (``models.training.export.weight_only``): int8
+weights times float inputs, which onnxruntime fuses into its 8-bit ``MatMulNBits`` kernel (the
+input rounded per block of 32 values of a row). The bundled graphs were in that form until the
+thirty-fourth session converted them to int8 rows with outliers in float (the last form below);
+when ``--model-dir`` holds a converted graph, the weight-only one is read from the last commit
+that bundled it (``git show``; a clone with its history). Beside that reference, the other forms
+of the same weights are built in a temporary folder and timed on one unpadded input of 40 and of 250 word-pieces
 (the app's shapes: claims alone, and evidence windows), median of ``--repeats``:
 
 - fp32: the int8 weights expanded to float once (the float model on the int8-rounded weights);
 - int8 rows: each product's input rounded to int8 row by row, on its own scale (max |x| / 127),
   and multiplied in the integer kernel (``MatMulInteger``, u8s8, exact with VNNI or AMX). A
-  row's numbers stay its own, as with the bundled graph;
+  row's numbers stay its own, as with the weight-only graph;
 - int8 rows with outliers in float: the same, but the 0.5% of each product input's channels
   with the largest values (over 32 training-side inputs: WANLI training pairs, alone and with
   five premises joined) are taken out of the rounded rows and multiplied in float. Transformer
@@ -20,7 +23,7 @@ are built in a temporary folder and timed on one unpadded input of 40 and of 250
   value of the row.
 
 Then ``--pairs`` MultiNLI dev-matched pairs (never trained on) through each form, one at a time
-as the app reads them: three-way accuracy, and how far the probabilities move from the bundled
+as the app reads them: three-way accuracy, and how far the probabilities move from the weight-only
 graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
 faster kernel is worth what it moves; docs/history.md (thirtieth and thirty-first sessions) has
 the runs, where int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out
@@ -47,6 +50,9 @@ sys.path.insert(0, str(REPO))
 
 from models.training.int8_rows import stored_weights  # noqa: E402
 
+# the last commit whose bundled NLI graph was weight-only int8
+WEIGHT_ONLY_COMMIT = "3ab06881edaf92c1fd883f4fb4fcf1f6110fcc3f"
+
 
 def expanded_fp32(model: Any) -> int:
     """Replace each stored int8 weight's ``DequantizeLinear`` by the float weight (in place)."""
@@ -67,14 +73,14 @@ def expanded_fp32(model: Any) -> int:
 def build_forms(
     model_file: Path, folder: Path, calibration: list[dict[str, np.ndarray]]
 ) -> dict[str, Path]:
-    """The bundled graph and the other forms, written to ``folder``; ``calibration``: the
+    """The weight-only graph and the other forms, written to ``folder``; ``calibration``: the
     inputs whose largest values choose the outlier channels."""
     import onnx
 
     from models.training.int8_rows import OUTLIER_SHARE, input_maxima, int8_rows, outliers_in_float
 
     maxima = input_maxima(onnx.load(str(model_file)), calibration) if calibration else {}
-    forms = {"weight-only int8 (bundled)": model_file}
+    forms = {"weight-only int8": model_file}
     rewrites = [("fp32", expanded_fp32), ("int8 rows", int8_rows)]
     if maxima:
         rewrites.append(
@@ -121,6 +127,34 @@ def calibration_feeds(tokenizer: Any, data_dir: Path, count: int = 16) -> list[d
     return feeds
 
 
+def weight_only_graph(model_file: Path, folder: Path) -> Path | None:
+    """``model_file`` when it holds weight-only int8 products; else the bundled NLI graph of
+    ``WEIGHT_ONLY_COMMIT`` written to ``folder`` (None, with a message, where git cannot)."""
+    import subprocess
+
+    import onnx
+
+    if stored_weights(onnx.load(str(model_file))):
+        return model_file
+    rel = "resources/models/nli/model.onnx"
+    out = folder / "weight_only.onnx"
+    with out.open("wb") as fh:
+        done = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{WEIGHT_ONLY_COMMIT}:{rel}"],
+            stdout=fh,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    if done.returncode != 0:
+        print(
+            f"{model_file}: converted already, and the weight-only graph ({rel} at "
+            f"{WEIGHT_ONLY_COMMIT[:7]}) cannot be read: {done.stderr.decode().strip()}"
+        )
+        return None
+    print(f"{model_file}: converted; the reference is {rel} at {WEIGHT_ONLY_COMMIT[:7]}")
+    return out
+
+
 def _feed(session: Any, ids: list[int], types: list[int]) -> dict[str, np.ndarray]:
     arr = np.asarray([ids], np.int64)
     feed = {
@@ -149,17 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     if not model_file.is_file():
         print(f"{model_file}: no NLI model here")
         return 1
-    import onnx
-
-    if not stored_weights(onnx.load(str(model_file))):
-        print(f"{model_file}: no weight-only int8 products to compare (converted already?)")
-        return 1
     config = json.loads((args.model_dir / "config.json").read_text(encoding="utf-8"))
     labels = {str(v).lower(): int(k) for k, v in config["id2label"].items()}
     tokenizer = Tokenizer.from_file(str(args.model_dir / "tokenizer.json"))
     with tempfile.TemporaryDirectory() as tmp:
         # the optimised copies of these temporary graphs go with them, not to the user's cache
         os.environ["FACTDESK_CACHE_DIR"] = str(Path(tmp) / "cache")
+        model_file = weight_only_graph(model_file, Path(tmp))
+        if model_file is None:
+            return 1
         forms = build_forms(model_file, Path(tmp), calibration_feeds(tokenizer, default_data_dir()))
         sessions = {
             name: _load_session(path, ["CPUExecutionProvider"]) for name, path in forms.items()
@@ -185,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             reference = reference or row
             ratio = " / ".join(f"{r / b:.2f}" for r, b in zip(row, reference, strict=True))
             print(
-                f"{name:44} {row[0]:15.0f} {row[1]:16.0f}   (time {ratio} of the bundled graph's)"
+                f"{name:44} {row[0]:15.0f} {row[1]:16.0f}   (time {ratio} of the weight-only graph's)"
             )
         if not args.pairs:
             return 0
@@ -199,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(session.run([output], _feed(session, e.ids, e.type_ids))[0][0])
             probs[name] = np.array(rows)
         base = probs[next(iter(probs))]
-        print(f"\n{len(pairs)} MultiNLI dev-matched pairs (reference: the bundled graph)")
+        print(f"\n{len(pairs)} MultiNLI dev-matched pairs (reference: the weight-only graph)")
         for name, p in probs.items():
             moved = np.abs(p - base)
             print(

@@ -1,10 +1,13 @@
 """The int8 models give the same numbers on every x86 CPU, with or without VNNI.
 
 onnxruntime's u8s8 kernel (uint8 activations, int8 weights) adds pairs of products in saturating
-16-bit lanes on CPUs without VNNI; there the bundled NLI model answered about (0.33, 0.33, 0.33)
-for every pair. Our exports store the weights as uint8 (exactly the same numbers) and multiply
-by them on float activations (weight-only int8): no integer kernel runs, and a row's numbers do
-not depend on the rows it is batched with.
+16-bit lanes on CPUs without VNNI; there the bundled NLI model once answered about
+(0.33, 0.33, 0.33) for every pair. Our exports store the weights as uint8 (exactly the same
+numbers) and multiply by them on float activations (weight-only int8): no integer kernel runs,
+and a row's numbers do not depend on the rows it is batched with. The bundled graphs are then
+converted to int8 rows (``models.training.int8_rows``: each input row rounded on its own scale),
+whose int8 weights onnxruntime stores as uint8 where the CPU lacks VNNI
+(``models.runtime.exact_int8_products``; tested in ``test_int8_rows.py``).
 """
 
 from __future__ import annotations
@@ -193,20 +196,38 @@ def test_make_portable_gives_a_new_version_and_keeps_a_suffix(tmp_path: Path) ->
     assert not make_portable(tmp_path)
 
 
-@pytest.mark.parametrize("name", BUNDLED)
-def test_bundled_models_have_no_int8_matrix_weights(name: str) -> None:
+@pytest.mark.parametrize("name", BUNDLED + ("arc_support_fast",))
+def test_bundled_graphs_round_no_input_over_its_tensor(name: str) -> None:
+    # weight-only int8 or int8 rows: no product input is rounded on one scale over the whole
+    # batch, so a pair's numbers never depend on what is analysed with it (docs/history.md,
+    # twenty-first and thirty-fourth sessions)
     path = resources_dir() / "models" / name / "model.onnx"
     if not path.is_file():
         pytest.skip(f"{name} is not bundled in this checkout")
-    assert _int8_weights(path) == []
+    model = onnx.load(str(path))
+    ops = {n.op_type for n in model.graph.node}
+    assert "DynamicQuantizeLinear" not in ops
+    products = [n for n in model.graph.node if n.op_type in {"MatMulInteger", "MatMul"}]
+    integer = [n for n in products if n.op_type == "MatMulInteger"]
+    assert products
+    # every integer product reads its input rounded on each row's own largest value
+    made = {out: n for n in model.graph.node for out in n.output}
 
+    def row_rounded(name: str) -> bool:
+        quantise = made.get(name)
+        if quantise is None or quantise.op_type != "QuantizeLinear":
+            return False
+        divide = made.get(quantise.input[0])
+        seen, todo = set(), [divide.input[1]] if divide and divide.op_type == "Div" else []
+        while todo:  # the divisor's own inputs, back to the reduction that sets it
+            node = made.get(todo.pop())
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op_type == "ReduceMax":
+                axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), [])
+                return axes == [-1]
+            todo.extend(node.input)
+        return False
 
-@pytest.mark.parametrize("name", ("nli", "nli_fast", "arc_support_fast"))
-def test_bundled_classifiers_read_unrounded_activations(name: str) -> None:
-    # weight-only int8: no input is rounded over its whole tensor (docs/history.md, twenty-first session)
-    path = resources_dir() / "models" / name / "model.onnx"
-    if not path.is_file():
-        pytest.skip(f"{name} is not bundled in this checkout")
-    ops = _ops(path)
-    assert "DequantizeLinear" in ops
-    assert not ops & {"DynamicQuantizeLinear", "MatMulInteger"}
+    assert all(row_rounded(n.input[0]) for n in integer)
