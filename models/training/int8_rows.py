@@ -3,9 +3,10 @@
 Exports are weight-only int8 (:func:`models.training.export.weight_only`): int8 weights times
 float inputs, which onnxruntime fuses into its 8-bit ``MatMulNBits`` kernel. On the Intel Xeon
 with AMX the issue names that kernel is slow (docs/history.md, thirtieth session), and the
-bundled graphs were converted by this module (thirty-fourth session). It rewrites each such product so that its input is rounded to integers row
-by row, on the row's own scale, and multiplied by the same int8 weights in ``MatMulInteger``
-(the integer kernel, which uses VNNI and AMX where the CPU has them):
+bundled graphs were converted by this module (thirty-fourth session). It rewrites each such
+product so that its input is rounded to integers row by row, on the row's own scale, and
+multiplied by the same int8 weights in ``MatMulInteger`` (the integer kernel, which uses VNNI
+and AMX where the CPU has them):
 
 - a row (one word-piece's vector) is rounded on its own largest value, so its numbers never
   depend on the rows batched beside it;

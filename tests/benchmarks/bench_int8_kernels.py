@@ -9,8 +9,8 @@ input rounded per block of 32 values of a row). The bundled graphs were in that 
 thirty-fourth session converted them to int8 rows with outliers in float (the last form below);
 when ``--model-dir`` holds a converted graph, the weight-only one is read from the last commit
 that bundled it (``git show``; a clone with its history). Beside that reference, the other forms
-of the same weights are built in a temporary folder and timed on one unpadded input of 40 and of 250 word-pieces
-(the app's shapes: claims alone, and evidence windows), median of ``--repeats``:
+of the same weights are built in a temporary folder and timed on one unpadded input of 40 and of
+250 word-pieces (the app's shapes: claims alone, and evidence windows), median of ``--repeats``:
 
 - fp32: the int8 weights expanded to float once (the float model on the int8-rounded weights);
 - int8 rows: each product's input rounded to int8 row by row, on its own scale (max |x| / 127),
@@ -23,8 +23,8 @@ of the same weights are built in a temporary folder and timed on one unpadded in
   value of the row.
 
 Then ``--pairs`` MultiNLI dev-matched pairs (never trained on) through each form, one at a time
-as the app reads them: three-way accuracy, and how far the probabilities move from the weight-only
-graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
+as the app reads them: three-way accuracy, and how far the probabilities move from the
+weight-only graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
 faster kernel is worth what it moves; docs/history.md (thirtieth and thirty-first sessions) has
 the runs, where int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out
 summary ranking 1.7 points on the 300-item samples (`bench_combiner.py --limit 300`), and rows
@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
             reference = reference or row
             ratio = " / ".join(f"{r / b:.2f}" for r, b in zip(row, reference, strict=True))
             print(
-                f"{name:44} {row[0]:15.0f} {row[1]:16.0f}   (time {ratio} of the weight-only graph's)"
+                f"{name:44} {row[0]:15.0f} {row[1]:16.0f}   "
+                f"(time {ratio} of the weight-only graph's)"
             )
         if not args.pairs:
             return 0

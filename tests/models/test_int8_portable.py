@@ -13,6 +13,7 @@ whose int8 weights onnxruntime stores as uint8 where the CPU lacks VNNI
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -49,6 +50,27 @@ def _int8_weights(path: Path) -> list[str]:
         and n.input[1] in inits
         and inits[n.input[1]].data_type == TensorProto.INT8
     ]
+
+
+def _row_rounded(made: dict[str, Any], tensor: str) -> bool:
+    """Whether ``tensor`` is a ``QuantizeLinear`` of its input divided by a scale that comes from
+    a ``ReduceMax`` over the last axis (each row on its own largest value); ``made`` maps each
+    tensor to the node that makes it."""
+    quantise = made.get(tensor)
+    if quantise is None or quantise.op_type != "QuantizeLinear":
+        return False
+    divide = made.get(quantise.input[0])
+    seen, todo = set(), [divide.input[1]] if divide and divide.op_type == "Div" else []
+    while todo:  # the divisor's own inputs, back to the reduction that sets it
+        node = made.get(todo.pop())
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.op_type == "ReduceMax":
+            axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), [])
+            return axes == [-1]
+        todo.extend(node.input)
+    return False
 
 
 def _run(path: Path, feed: dict[str, np.ndarray]) -> np.ndarray:
@@ -205,29 +227,9 @@ def test_bundled_graphs_round_no_input_over_its_tensor(name: str) -> None:
     if not path.is_file():
         pytest.skip(f"{name} is not bundled in this checkout")
     model = onnx.load(str(path))
-    ops = {n.op_type for n in model.graph.node}
-    assert "DynamicQuantizeLinear" not in ops
-    products = [n for n in model.graph.node if n.op_type in {"MatMulInteger", "MatMul"}]
-    integer = [n for n in products if n.op_type == "MatMulInteger"]
-    assert products
+    assert "DynamicQuantizeLinear" not in {n.op_type for n in model.graph.node}
+    assert any(n.op_type in {"MatMulInteger", "MatMul"} for n in model.graph.node)
     # every integer product reads its input rounded on each row's own largest value
     made = {out: n for n in model.graph.node for out in n.output}
-
-    def row_rounded(name: str) -> bool:
-        quantise = made.get(name)
-        if quantise is None or quantise.op_type != "QuantizeLinear":
-            return False
-        divide = made.get(quantise.input[0])
-        seen, todo = set(), [divide.input[1]] if divide and divide.op_type == "Div" else []
-        while todo:  # the divisor's own inputs, back to the reduction that sets it
-            node = made.get(todo.pop())
-            if node is None or id(node) in seen:
-                continue
-            seen.add(id(node))
-            if node.op_type == "ReduceMax":
-                axes = next((list(a.ints) for a in node.attribute if a.name == "axes"), [])
-                return axes == [-1]
-            todo.extend(node.input)
-        return False
-
-    assert all(row_rounded(n.input[0]) for n in integer)
+    integer = [n for n in model.graph.node if n.op_type == "MatMulInteger"]
+    assert all(_row_rounded(made, n.input[0]) for n in integer)
