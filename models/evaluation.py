@@ -141,17 +141,44 @@ def partial_correlation(
     return float((a * b).sum() / denom) if denom else 0.0
 
 
+def ranking_pairs(groups: dict[str, list[tuple[float, int]]]) -> list[tuple[float, float]]:
+    """Every (faithful, unfaithful) pair of outputs of one source, as their two scores."""
+    return [
+        (a, b)
+        for items in groups.values()
+        for a in (s for s, y in items if y == 1)
+        for b in (s for s, y in items if y == 0)
+    ]
+
+
 def ranking_accuracy(groups: dict[str, list[tuple[float, int]]]) -> tuple[float, int]:
     """Share of (faithful, unfaithful) pairs of one source ordered right; ties count half."""
-    hits, n = 0.0, 0
-    for items in groups.values():
-        good = [s for s, y in items if y == 1]
-        bad = [s for s, y in items if y == 0]
-        for a in good:
-            for b in bad:
-                hits += 1.0 if a > b else 0.5 if a == b else 0.0
-                n += 1
-    return (hits / n if n else float("nan")), n
+    pairs = ranking_pairs(groups)
+    hits = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs)
+    return (hits / len(pairs) if pairs else float("nan")), len(pairs)
+
+
+def ranking_losses(
+    groups: dict[str, list[tuple[float, int]]], supported: float = 0.8, flagged: float = 0.5
+) -> dict[str, float]:
+    """Where the ranking pairs that are ordered wrong lie (ties count half), each as a share of
+    all pairs, so the three add up to 1 - :func:`ranking_accuracy`: ``both supported`` (both
+    outputs scored at least ``supported``: an order set by small differences between outputs
+    the score reads as supported), ``faithful flagged`` (the faithful output below ``flagged``,
+    the threshold: a misreading of it) and ``between`` (the rest)."""
+    pairs = ranking_pairs(groups)
+    out = {"both supported": 0.0, "faithful flagged": 0.0, "between": 0.0}
+    for a, b in pairs:
+        lost = 1.0 if a < b else 0.5 if a == b else 0.0
+        if not lost:
+            continue
+        if min(a, b) >= supported:
+            out["both supported"] += lost
+        elif a < flagged:
+            out["faithful flagged"] += lost
+        else:
+            out["between"] += lost
+    return {k: v / len(pairs) if pairs else float("nan") for k, v in out.items()}
 
 
 # ---- running ----
@@ -480,20 +507,29 @@ def ranking_by_set(
 ) -> dict[str, tuple[float, int]]:
     """Ranking accuracy and pair count per set of records (``values``: their pair scores, in
     order) and over all of them (``"all"``): faithful above unfaithful outputs of one source."""
-    from models.training.examples import fingerprint
-
-    per = {}
-    for label, records in sets.items():
-        groups: dict[str, list[tuple[float, int]]] = {}
-        for r, v in zip(records, values[label], strict=True):
-            if r.faithful is not None:
-                # Same source = same document text (Polytope's ids name summaries).
-                key = f"{r.dataset}:{fingerprint(r.document)}"
-                groups.setdefault(key, []).append((float(v), r.faithful))
-        per[label] = ranking_accuracy(groups)
+    per = {
+        label: ranking_accuracy(ranking_groups(records, values[label]))
+        for label, records in sets.items()
+    }
     hits = sum(a * n for a, n in per.values() if n)
     total = sum(n for _, n in per.values())
     return {"all": (hits / total if total else float("nan"), total), **per}
+
+
+def ranking_groups(
+    records: Sequence[Any], values: Sequence[float]
+) -> dict[str, list[tuple[float, int]]]:
+    """The labelled outputs of one set by source, as (score, faithful) (``values``: their pair
+    scores, in order)."""
+    from models.training.examples import fingerprint
+
+    groups: dict[str, list[tuple[float, int]]] = {}
+    for r, v in zip(records, values, strict=True):
+        if r.faithful is not None:
+            # Same source = same document text (Polytope's ids name summaries).
+            key = f"{r.dataset}:{fingerprint(r.document)}"
+            groups.setdefault(key, []).append((float(v), r.faithful))
+    return groups
 
 
 def run_evaluation(

@@ -11,12 +11,13 @@ path: its combiner (`combined-fast`) first, with `nli-fast`, `dae-fast` and `sup
 the `nli`, `dae` and `support` slots (candidates are applied to the same checkers).
 Per combiner (the bundled one first), and per component alone (`--components`): FRANK balanced
 accuracy (threshold by cross-validation) and partial r, SummEval balanced accuracy, ranking
-accuracy over all sets and per set, pair AUC within each set, and on the demo, the probes and 600
-MultiNLI dev-matched pairs the AUC, the faithful pairs flagged at 0.5 and the balanced accuracy at
-0.5. Two columns guard against a combiner that
-wins by reading which data set a pair comes from rather than what it says: the AUC within each
-set, and within FRANK's multi-sentence outputs alone ("FRANK multi"; FRANK mixes one-sentence
-BBC outputs, mostly unfaithful, with CNN/DM ones of three and more sentences).
+accuracy over all sets and per set, where the pairs it orders wrong lie (both outputs read as
+supported, at 0.8 or more; the faithful one flagged; between), pair AUC within each set, and on
+the demo, the probes and 600 MultiNLI dev-matched pairs the AUC, the faithful pairs flagged at
+0.5 and the balanced accuracy at 0.5. Two columns guard against a combiner that wins by reading
+which data set a pair comes from rather than what it says: the AUC within each set, and within
+FRANK's multi-sentence outputs alone ("FRANK multi"; FRANK mixes one-sentence BBC outputs,
+mostly unfaithful, with CNN/DM ones of three and more sentences).
 
 Minutes on 2 cores: about 20 for the first scoring at `--limit 300`, seconds after.
 """
@@ -190,6 +191,14 @@ def measure(
         out[f"ranking {label}"] = 100 * ranking[label][0]
     out["ranking"] = 100 * ranking["all"][0]
     out["ranking pairs"] = f"{ranking['all'][1]:,}"
+    # where the pairs ordered wrong lie, in points of the ranking (they add up to 100 - ranking)
+    groups = {
+        key: group
+        for label in E.SUMMARY_SETS
+        for key, group in E.ranking_groups(sets[label][1], values[label]).items()
+    }
+    for place, share in E.ranking_losses(groups).items():
+        out[f"ranking lost, {place}"] = 100 * share
     # Polytope by its consistency errors alone (its accuracy label counts omissions too)
     consistent = E.by_consistency({label: sets[label][1] for label in E.SUMMARY_SETS})
     by_errors = E.ranking_by_set(consistent, {label: values[label] for label in E.SUMMARY_SETS})

@@ -10,6 +10,7 @@ from models.evaluation import (
     cv_balanced_accuracy,
     partial_correlation,
     ranking_accuracy,
+    ranking_losses,
 )
 from models.training.data import clean_summary, split_of
 
@@ -44,6 +45,24 @@ def test_partial_correlation_removes_confounder() -> None:
 def test_ranking_accuracy_counts_ties_half() -> None:
     acc, n = ranking_accuracy({"d": [(0.9, 1), (0.2, 0), (0.9, 0)]})
     assert n == 2 and acc == 0.75
+
+
+def test_ranking_losses_say_where_the_wrong_orders_lie() -> None:
+    groups = {
+        # both read as supported, the unfaithful one a little higher: lost at the top
+        "a": [(0.85, 1), (0.9, 0)],
+        # the faithful output flagged, below an unfaithful one; right above the other
+        "b": [(0.3, 1), (0.4, 0), (0.2, 0)],
+        # the faithful output between, tied with an unfaithful one (half lost)
+        "c": [(0.6, 1), (0.6, 0)],
+        # ordered right
+        "d": [(0.95, 1), (0.1, 0)],
+    }
+    losses = ranking_losses(groups)
+    acc, n = ranking_accuracy(groups)
+    assert n == 5
+    assert losses == {"both supported": 1 / 5, "faithful flagged": 1 / 5, "between": 0.5 / 5}
+    assert abs(sum(losses.values()) - (1 - acc)) < 1e-12
 
 
 def test_splits_are_fixed_and_clean_summary() -> None:
