@@ -14,7 +14,8 @@
 * ranking accuracy: a faithful output scored above an unfaithful output of the same source
   (ties count half), over every such pair of held-out sources; Polytope by its accuracy label
   (issue 27's figure) and again by its consistency errors alone (:func:`by_consistency`: its
-  accuracy label also counts omissions);
+  accuracy label also counts omissions); and where the pairs ordered wrong lie
+  (:func:`ranking_losses`: both outputs read as supported, the faithful one flagged, between);
 * QA: yes/no and short-answer pairs built from held-out NLI/FEVER pairs
   (:mod:`models.training.qa_data`), each answer checked with its question: balanced accuracy
   per answer kind, with the threshold by 5-fold cross-validation and at the fixed 0.5.
@@ -516,6 +517,20 @@ def ranking_by_set(
     return {"all": (hits / total if total else float("nan"), total), **per}
 
 
+def losses_by_place(
+    sets: dict[str, Sequence[Any]], values: dict[str, Sequence[float]]
+) -> dict[str, float]:
+    """:func:`ranking_losses` over every set of records (``values``: their pair scores, by set);
+    outputs of one source are compared within their set only."""
+    return ranking_losses(
+        {
+            f"{label}:{key}": group
+            for label, records in sets.items()
+            for key, group in ranking_groups(records, values[label]).items()
+        }
+    )
+
+
 def ranking_groups(
     records: Sequence[Any], values: Sequence[float]
 ) -> dict[str, list[tuple[float, int]]]:
@@ -633,6 +648,7 @@ def run_evaluation(
     result["ranking_consistency"] = {
         name: ranking_by_set(consistency, values[name]) for name in loaded
     }
+    result["ranking_lost"] = {name: losses_by_place(sets, values[name]) for name in loaded}
     shipped = demo_and_probes(loaded, work)
     result["demo"], result["probes"] = shipped["demo"], shipped["probes"]
     result["qa"] = evaluate_qa(qa_items(data_dir, limit), loaded, cache, progress)
@@ -744,6 +760,15 @@ def format_tables(result: dict[str, Any]) -> str:
                 ]
                 for n in names
             ],
+        )
+    if "ranking_lost" in result:
+        lost = result["ranking_lost"]
+        places = list(next(iter(lost.values())))
+        table(
+            "Where the ranking pairs ordered wrong lie, in points of the ranking (both outputs "
+            "scored 0.8 or more; the faithful one below 0.5; between)",
+            ["checker", *places],
+            [[n, *[pct(lost[n][p]) for p in places]] for n in names],
         )
     if "demo" in result:
         dm = result["demo"]

@@ -192,12 +192,11 @@ def measure(
     out["ranking"] = 100 * ranking["all"][0]
     out["ranking pairs"] = f"{ranking['all'][1]:,}"
     # where the pairs ordered wrong lie, in points of the ranking (they add up to 100 - ranking)
-    groups = {
-        key: group
-        for label in E.SUMMARY_SETS
-        for key, group in E.ranking_groups(sets[label][1], values[label]).items()
-    }
-    for place, share in E.ranking_losses(groups).items():
+    lost = E.losses_by_place(
+        {label: sets[label][1] for label in E.SUMMARY_SETS},
+        {label: values[label] for label in E.SUMMARY_SETS},
+    )
+    for place, share in lost.items():
         out[f"ranking lost, {place}"] = 100 * share
     # Polytope by its consistency errors alone (its accuracy label counts omissions too)
     consistent = E.by_consistency({label: sets[label][1] for label in E.SUMMARY_SETS})

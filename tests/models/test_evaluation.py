@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from models.evaluation import (
@@ -173,3 +175,23 @@ def test_ranking_table_shows_polytope_both_ways() -> None:
     assert "polytope (3)" in header and "polytope, consistency errors (1)" in header
     assert "all so (6)" in header
     assert row.split() == ["lexical", "80.0", "66.7", "100.0", "90.0"]
+
+
+def test_eval_says_where_the_ranking_is_lost() -> None:
+    """``factdesk eval``'s loss table: one row per checker, over every summary set's sources."""
+    from models.evaluation import format_tables, losses_by_place
+
+    def record(doc: str, faithful: int) -> SimpleNamespace:
+        return SimpleNamespace(dataset="d", document=doc, faithful=faithful)
+
+    sets = {
+        "summeval": [record("a", 1), record("a", 0)],
+        "polytope": [record("b", 1), record("b", 0), record("b", 0)],
+    }
+    # summeval: lost at the top; polytope: the faithful output flagged, below one of two
+    lost = losses_by_place(sets, {"summeval": [0.85, 0.9], "polytope": [0.3, 0.4, 0.1]})
+    assert lost == {"both supported": 1 / 3, "faithful flagged": 1 / 3, "between": 0.0}
+    text = format_tables({"checkers": {"lexical": "v1"}, "ranking_lost": {"lexical": lost}})
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("checker  both supported"))
+    assert lines[lines.index(header) + 2].split() == ["lexical", "33.3", "33.3", "0.0"]
