@@ -59,11 +59,15 @@ def test_ranking_losses_say_where_the_wrong_orders_lie() -> None:
         "c": [(0.6, 1), (0.6, 0)],
         # ordered right
         "d": [(0.95, 1), (0.1, 0)],
+        # only the unfaithful output at the top: between
+        "e": [(0.7, 1), (0.85, 0)],
+        # the faithful output flagged, the unfaithful one not
+        "f": [(0.45, 1), (0.55, 0)],
     }
     losses = ranking_losses(groups)
     acc, n = ranking_accuracy(groups)
-    assert n == 5
-    assert losses == {"both supported": 1 / 5, "faithful flagged": 1 / 5, "between": 0.5 / 5}
+    assert n == 7
+    assert losses == {"both supported": 1 / 7, "faithful flagged": 2 / 7, "between": 1.5 / 7}
     assert abs(sum(losses.values()) - (1 - acc)) < 1e-12
 
 
@@ -184,9 +188,10 @@ def test_eval_says_where_the_ranking_is_lost() -> None:
     def record(doc: str, faithful: int) -> SimpleNamespace:
         return SimpleNamespace(dataset="d", document=doc, faithful=faithful)
 
+    # one source text in both sets: its outputs are compared within each set only
     sets = {
         "summeval": [record("a", 1), record("a", 0)],
-        "polytope": [record("b", 1), record("b", 0), record("b", 0)],
+        "polytope": [record("a", 1), record("a", 0), record("a", 0)],
     }
     # summeval: lost at the top; polytope: the faithful output flagged, below one of two
     lost = losses_by_place(sets, {"summeval": [0.85, 0.9], "polytope": [0.3, 0.4, 0.1]})
