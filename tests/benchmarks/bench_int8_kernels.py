@@ -22,13 +22,13 @@ of the same weights are built in a temporary folder and timed on one unpadded in
   inputs carry a few channels far larger than the rest; rounded in, they coarsen every other
   value of the row.
 
-Then ``--pairs`` MultiNLI dev-matched pairs (never trained on) through each form, one at a time
-as the app reads them: three-way accuracy, and how far the probabilities move from the
-weight-only graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
-faster kernel is worth what it moves; docs/history.md (thirtieth and thirty-first sessions) has
-the runs, where int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out
-summary ranking 1.7 points on the 300-item samples (`bench_combiner.py --limit 300`), and rows
-with outliers in float cost none of it.
+Then ``--pairs`` MultiNLI dev-matched pairs (never trained on) through each form, one at a time as
+the app reads them: three-way accuracy, and how far the probabilities move from the weight-only
+graph's (mean and largest |dP|, how often the top class changes). The figures decide whether a
+faster kernel is worth what it moves; docs/history.md (thirtieth and thirty-first sessions) has the
+runs, where int8 rows ran twice as fast on an Intel Xeon with AMX and cost the held-out summary
+ranking 1.7 points on the 300-item samples (`bench_combiner.py --limit 300`), and rows with
+outliers in float cost none of it.
 """
 
 from __future__ import annotations
