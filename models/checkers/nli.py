@@ -56,6 +56,7 @@ from models.figures import Restated
 from models.readable import READ_REVISION, readable
 from models.resources import resources_dir
 from models.runtime import ALONE_REVISION, DevicePref, onnx_model, torch_device
+from models.unknown_words import placeholder_note, placeholders
 
 if TYPE_CHECKING:
     from models.arc_runtime import ArcSupportRunner, Job
@@ -728,6 +729,11 @@ class NLISentenceChecker:
         which = f"claim “{claim.text}”: " if claims > 1 and not whole else ""
         read = plan.read[unit]
         notes = []
+        unknown = placeholder_note(
+            placeholders(claim.text, [t.text for t in item.source.sentences])
+        )
+        if unknown:
+            notes.append(unknown)
         if read.compared:
             held = ", ".join(f"“{said}” ({basis})" for said, basis in read.compared)
             notes.append(f"its comparisons hold on the source's figures: {held}")

@@ -319,6 +319,22 @@ def test_a_comparison_the_source_figures_bear_out_is_read_without_its_number(
     assert "comparisons hold" not in (got[1].sentences[0].detail or "")
 
 
+def test_a_placeholder_is_read_as_written_and_named_in_the_note(tmp_path: Path) -> None:
+    """An output's "UNK" (a word its writer lacked) is read as written; a flagged claim's note
+    names it and the source word in its place, so the flag is not read as a wrong fact."""
+    checker, read = _recording_checker(tmp_path)
+    src = parse("The two boxers revealed a dozen oddities about themselves. The fight is in May.")
+    out = parse("The two boxers revealed a dozen UNK about themselves.")
+    (got,) = checker.score([PairInput(1, src, out)])
+    assert read[0] == "The two boxers revealed a dozen UNK about themselves."
+    detail = got.sentences[0].detail
+    assert got.sentences[0].score < 0.5 and detail is not None  # the random model flags it
+    assert detail.endswith(
+        "(a placeholder for a word its writer lacked, read as written: "
+        "“UNK” where the source has “oddities”)"
+    )
+
+
 def test_a_split_is_kept_only_when_the_sentence_entails_each_claim(tmp_path: Path) -> None:
     """A sentence the rules split into a claim it does not make (a misparse) is read whole;
     a split whose claims it entails is read claim by claim."""
