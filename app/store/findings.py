@@ -4,7 +4,8 @@ The question-based check writes one line per question into a sentence's ``detail
 (:func:`models.checkers.questions.describe`); read back (:func:`~models.checkers.questions.
 read_detail`), each becomes what was asked, what the output says and what the source says.
 Questions the source does not answer are not listed one by one: one plain line names their
-answers ("Mentioned in the source, which does not say what the output says of it: …"). Lines
+answers ("In the source, but not found in the role the output gives it: …": the check found
+no passage that gives it that role, which is not to say the source denies it). Lines
 of other checkers are shown as they are.
 """
 
@@ -19,7 +20,7 @@ CONFLICT_GLYPH = "⚠"
 
 #: One plain line for the answers the source does not give, by why (in this order).
 UNANSWERED = (
-    ("elsewhere", "Mentioned in the source, which does not say what the output says of it"),
+    ("elsewhere", "In the source, but not found in the role the output gives it"),
     ("undecided", "Not stated in the source (it may follow from its figures)"),
     ("absent", "Nowhere in the source"),
 )

@@ -171,8 +171,7 @@ def test_the_demo_04_detail_reads_plainly() -> None:
         "in 1893, and the …”)",
         "✓ Asked “… collection of just over [how many] books.”: the output and the source say "
         "4,000 (in “Construction began in 1893, and the …”)",
-        "Mentioned in the source, which does not say what the output says of it: "
-        "Carrow Street Library",
+        "In the source, but not found in the role the output gives it: Carrow Street Library",
         "Not stated in the source (it may follow from its figures): six to three",
         "Nowhere in the source: Lars Quist",
     ]
