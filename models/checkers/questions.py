@@ -41,6 +41,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
+from models.ages import stated_ages
 from models.checkers.base import (
     QA_REVISION,
     Grain,
@@ -228,6 +229,8 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
 
 #: Nouns that measure time: a figure they take followed by "old" is an age.
 TIME_MEASURES = frozenset("year month week day".split())
+#: The slot of an age in years (:func:`_slot_lemma`).
+AGE_SLOT = "year old"
 
 
 def _slot_lemma(toks: Sequence[Token], governor: Token) -> str:
@@ -506,6 +509,8 @@ class SourceIndex:
             if run:
                 runs.append(run)
         self.values = {v for r in runs if (v := number_value(r)) is not None}
+        #: every age the source gives anyone ("Henderson, 24,", "the 34-year-old")
+        self.ages = {age for text in self.texts for age in stated_ages(text)}
         self.names = {_name_word(w) for w in self.words}
         # who speaks in each sentence: the named subjects of its verbs of saying, and whether a
         # "he"/"she" does
@@ -593,6 +598,11 @@ class SourceIndex:
                 # with one that could be this event (:meth:`_could_be`); "The US were beaten
                 # 3-2" is another event than "Williams beat Errani 4-6"
                 fillers = [b for b in fillers if self._could_be(b, siblings)]
+            if fillers and a.lemma == AGE_SLOT and a.value in self.ages:
+                # "the 24-year-old" of whom the source says "Henderson, 24,": another age in
+                # the sentence the question finds ("when the 34-year-old departs") is
+                # another person's, and who "the 24-year-old" is the question cannot tell
+                return Finding(a, PRESENT, None)
             if fillers:
                 return Finding(a, OTHER, fillers[0])
         if a.kind == "name":
@@ -772,8 +782,9 @@ class QuestionChecker(OnePairAtATime):
     #: of years ("a two-year deal"): its slot is "year old" (:func:`_slot_lemma`), and a name
     #: written as one word is the name written as two ("Salaryman", "Salary Man"); 12: such an
     #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences; 13:
-    #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12).
-    version = f"13+{QA_REVISION}"
+    #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12); 14: an age the
+    #: source gives someone is no conflict with another person's age in the sentence found.
+    version = f"14+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 

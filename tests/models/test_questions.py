@@ -381,6 +381,24 @@ def test_an_age_is_not_a_count_of_years() -> None:
     assert any("output: three · source: two" in x and x.endswith("✗") for x in lines(r))
 
 
+def test_an_age_the_source_gives_someone_is_no_conflict_with_another_persons_age() -> None:
+    """ "The 24-year-old could replace Gerrard" against a source that gives Henderson's age
+    as 24 and, in the sentence the question finds, Gerrard's as 34 (SummEval read the two as a
+    conflict): whom "the 24-year-old" means the question cannot tell, so 24 is in the source,
+    not in this role. An age the source gives nobody still conflicts."""
+    source = (
+        "Henderson, 24, has agreed a new deal. Henderson could replace Steven Gerrard as "
+        "captain when the 34-year-old departs this summer."
+    )
+    r = check(source, "The 24-year-old could replace Steven Gerrard as captain.")
+    assert "✗" not in " ".join(lines(r))
+    assert any(
+        "output: 24 · source: no answer (24 in the source, not in this role)" in x for x in lines(r)
+    )
+    r = check(source, "The 29-year-old could replace Steven Gerrard as captain.")
+    assert any("output: 29 · source: 34" in x and x.endswith("✗") for x in lines(r))
+
+
 def test_a_name_written_as_one_word_is_the_name_written_as_two() -> None:
     source = "Her photo book Salary Man shows office workers asleep on trains."
     r = check(source, "Her photo book Salaryman shows office workers asleep on trains.")
