@@ -151,6 +151,30 @@ def _range(text: str) -> tuple[float, float] | None:
     return (float(found.group(1)), float(found.group(2))) if found else None
 
 
+#: What a run of figures is written with: digits, the marks between them and spaces.
+_RUN_CHARS = r"[\d\s\-–(),.:/]"
+
+
+def figure_runs(text: str, figure: str) -> list[str]:
+    """Each run of figures that ``figure`` stands in within ``text``, without its spaces ("4 - 6
+    7 - 6 ( 3 ) 6 - 3" -> "4-67-6(3)6-3"): the longest stretch of figures and the marks between
+    them around each place it is written. Empty when one of them is not a run: fewer than three
+    figures, or two written in fewer than seven characters ("3 - 2" may be any game's score)."""
+    out = []
+    for m in re.finditer(rf"(?<![\d,.]){re.escape(figure)}(?![\d,.]\d)", text):
+        start, end = m.start(), m.end()
+        while start > 0 and re.match(_RUN_CHARS, text[start - 1]):
+            start -= 1
+        while end < len(text) and re.match(_RUN_CHARS, text[end]):
+            end += 1
+        run = re.sub(r"\s+", "", text[start:end]).strip("-–(),.:/")
+        figures = re.findall(r"\d+(?:[,.]\d+)*", run)
+        if len(figures) < 2 or (len(figures) == 2 and len(run) < 7):
+            return []
+        out.append(run)
+    return out
+
+
 def _number(text: str) -> str:
     v = number_value([text])
     return f"{v:g}" if v is not None else text.lower()
@@ -511,6 +535,8 @@ class SourceIndex:
         self.values = {v for r in runs if (v := number_value(r)) is not None}
         #: every age the source gives anyone ("Henderson, 24,", "the 34-year-old")
         self.ages = {age for text in self.texts for age in stated_ages(text)}
+        #: each sentence without its spaces, where a run of figures is found again as copied
+        self.flat = [re.sub(r"\s+", "", text) for text in self.texts]
         self.names = {_name_word(w) for w in self.words}
         # who speaks in each sentence: the named subjects of its verbs of saying, and whether a
         # "he"/"she" does
@@ -529,6 +555,22 @@ class SourceIndex:
             and t.dep in SUBJECT
             and s.tokens[t.head].lemma in SPEECH
         }
+
+    def copied(self, text: str, f: Finding) -> Finding:
+        """A figure's conflict (``f``, in output sentence ``text``) as the same answer where the
+        run of figures it stands in is the source's, copied with other spacing: "prevailed 4 -
+        6 7 - 6 ( 3 ) 6 - 3" of a source's "4-6 7-6(3) 6-3", "roughly 1,000 - 1,640 ft" of
+        "1,000- 1,640ft" (:func:`figure_runs`); the parse of such a run pairs its figures with
+        other words and sets one against another figure of the source. Every place the figure
+        stands in the sentence must lie in such a run."""
+        a = f.answer
+        if f.value != OTHER or f.polarity or a.kind != "number":
+            return f
+        runs = figure_runs(text, a.text)
+        found = [next((k for k, flat in enumerate(self.flat) if run in flat), None) for run in runs]
+        if not found or None in found:
+            return f
+        return Finding(a, SAME, replace(a, sentence=found[0]))
 
     def speaker_of(self, quotation: tuple[str, ...]) -> Answer | None:
         """Who says these words in the source: the one named speaker of the sentence that holds
@@ -783,7 +825,9 @@ class QuestionChecker(OnePairAtATime):
     #: written as one word is the name written as two ("Salaryman", "Salary Man"); 12: such an
     #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences; 13:
     #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12); 14: an age the
-    #: source gives someone is no conflict with another person's age in the sentence found.
+    #: source gives someone is no conflict with another person's age in the sentence found,
+    #: and a figure in a run of figures copied from the source is the source's
+    #: (:meth:`SourceIndex.copied`).
     version = f"14+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
@@ -819,8 +863,11 @@ class QuestionChecker(OnePairAtATime):
                 else ()
             )
             asked = [
-                index.ask(
-                    a, [o for o in answers if o.governor == a.governor and o is not a], nearby
+                index.copied(
+                    judged[n].text,
+                    index.ask(
+                        a, [o for o in answers if o.governor == a.governor and o is not a], nearby
+                    ),
                 )
                 for a in answers
             ]

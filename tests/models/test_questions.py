@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from models.checkers.base import PairScore
-from models.checkers.questions import NOT_ASKED, QuestionChecker
+from models.checkers.questions import NOT_ASKED, QuestionChecker, figure_runs
 from models.claims import pair_input
 from models.parsing import parse
 from models.registry import load_checker
@@ -272,6 +272,25 @@ def test_a_score_is_the_same_answer_as_the_source_score_it_copies() -> None:
     assert same.score == 1.0
     swapped = check(source, "last week 's 2 - 3 win at west brom handed them the lead .")
     assert swapped.score == 0.0
+
+
+def test_a_run_of_figures_copied_from_the_source_is_the_source_s() -> None:
+    """ "4 - 6 7 - 6 ( 3 ) 6 - 3" (a tokenized copy) against the source's "4-6 7-6(3) 6-3":
+    the parse pairs its figures with other words and had set one against the doubles' score
+    (SummEval). A copied run is the source's; a figure changed inside it still conflicts, and
+    two figures in a short run ("3 - 2", any game's score) are asked as before."""
+    source = (
+        "Williams eventually prevailed 4-6 7-6(3) 6-3 against the dogged Italian. The US were "
+        "beaten 3-2 as Williams and Riske were thrashed 6-0 6-3 in the doubles rubber."
+    )
+    copied = check(source, "williams and riske were thrashed 6 - 0 6 - 3 in the doubles rubber .")
+    assert copied.score == 1.0 and "✗" not in " ".join(lines(copied))
+    r = check(source, "williams prevailed 4 - 6 7 - 6 ( 3 ) 6 - 3 against the dogged italian .")
+    assert "✗" not in " ".join(lines(r))
+    changed = check(source, "williams and riske were thrashed 6 - 1 6 - 3 in the doubles rubber .")
+    assert any("output: 1 · source: 3" in x and x.endswith("✗") for x in lines(changed))
+    assert figure_runs("won 3 - 2 at home", "3") == []
+    assert figure_runs("roughly 1,000 - 1,640 ft long", "1,000") == ["1,000-1,640"]
 
 
 def test_a_person_named_by_nation_is_not_a_name_to_ask_about() -> None:
