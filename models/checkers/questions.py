@@ -77,6 +77,9 @@ DATE_WORDS = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
+#: Days of the week: a date that names one and a date that names a month ("Thursday", "April
+#: 23") say when in two ways that do not answer each other.
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 #: Parts of a day or week that a date names ("Friday night", "Monday morning"): a date there
 #: answers what the time phrase answers, not "[when] night", which any other event's "Friday
 #: night" would fill.
@@ -494,8 +497,24 @@ def _same(a: Answer, b: Answer) -> bool:
 
 
 def _comparable(a: Answer, b: Answer) -> bool:
-    """Whether ``b`` may answer what ``a`` asks: a name for a name, a date for a date."""
+    """Whether ``b`` may answer what ``a`` asks: a name for a name, a date for a date, and of
+    dates a weekday for a weekday, a day of a month for a day of a month ("on April 23" is not
+    answered by the "Thursday" of "on Thursday, April 23")."""
+    if a.kind == "date" == b.kind:
+        said, stated = _date_form(a), _date_form(b)
+        return said == stated or bool(said & stated)
     return a.kind == b.kind
+
+
+def _date_form(a: Answer) -> set[str]:
+    """How a date says when: by its weekday, its month, or both."""
+    words = {w.lower() for w in a.words}
+    form = set()
+    if words & WEEKDAYS:
+        form.add("weekday")
+    if words & (DATE_WORDS - WEEKDAYS):
+        form.add("month")
+    return form
 
 
 Frame = tuple[int, int]  # (sentence, governor token): one event of the source
@@ -826,8 +845,8 @@ class QuestionChecker(OnePairAtATime):
     #: event conflicts only in the :data:`NEAR_SENTENCES` most relevant source sentences; 13:
     #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12); 14: an age the
     #: source gives someone is no conflict with another person's age in the sentence found,
-    #: and a figure in a run of figures copied from the source is the source's
-    #: (:meth:`SourceIndex.copied`).
+    #: a figure in a run of figures copied from the source is the source's
+    #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other.
     version = f"14+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"

@@ -293,6 +293,17 @@ def test_a_run_of_figures_copied_from_the_source_is_the_source_s() -> None:
     assert figure_runs("roughly 1,000 - 1,640 ft long", "1,000") == ["1,000-1,640"]
 
 
+def test_a_weekday_and_a_day_of_a_month_do_not_answer_each_other() -> None:
+    """ "on April 23" against a source's "on Thursday, April 23" (SummEval read "Thursday" as
+    the source's answer and the two as a conflict); a weekday still conflicts with another
+    weekday."""
+    source = "The couple will marry at the Graceland Wedding Chapel on Thursday, April 23."
+    r = check(source, "The couple will marry at the Graceland Wedding Chapel on April 23.")
+    assert "✗" not in " ".join(lines(r))
+    r = check(source, "The couple will marry at the Graceland Wedding Chapel on Friday.")
+    assert any("output: Friday · source: Thursday" in x and x.endswith("✗") for x in lines(r))
+
+
 def test_a_person_named_by_nation_is_not_a_name_to_ask_about() -> None:
     """ "The Frenchman believes …" says who, not which name: Thierry Henry in the output is not
     a conflict with "Frenchman", nor is "The Frenchman" in the output asked about."""
