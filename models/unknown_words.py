@@ -38,8 +38,8 @@ class Placeholder:
     source: str | None
 
 
-#: A placeholder for a word outside a summariser's vocabulary.
-PLACEHOLDER = re.compile(r"(?<![\w<\[])(?:\[UNK\]|<unk>|<UNK>|\[unk\]|UNK)(?![\w>\]])")
+#: A placeholder for a word outside a summariser's vocabulary (lower-cased outputs write "unk").
+PLACEHOLDER = re.compile(r"(?<![\w<\[])(?:\[UNK\]|<unk>|<UNK>|\[unk\]|UNK|unk)(?![\w>\]])")
 #: Words a run of placeholders may stand for, at most.
 MAX_FILL = 4
 #: Neighbours compared on each side.
@@ -49,7 +49,8 @@ _SENTENCE_MARK = re.compile(r"[.;:!?\"“”()]")
 
 
 def _tokens(text: str) -> list[tuple[int, int, str]]:
-    """Words and marks of ``text`` with their spans; a placeholder is one token, ``None``."""
+    """Words and marks of ``text`` with their spans, lower-cased; a placeholder is one token,
+    written ``""``."""
     out: list[tuple[int, int, str]] = []
     last = 0
     for m in PLACEHOLDER.finditer(text):
@@ -114,6 +115,11 @@ def _fill(
                 elif score == best:
                     fills.add(gap)
     return next(iter(fills)) if len(fills) == 1 else None
+
+
+def is_placeholder(word: str) -> bool:
+    """Whether one word (a parser's token: "UNK" of "[UNK]") is a placeholder."""
+    return PLACEHOLDER.fullmatch(word) is not None
 
 
 def placeholders(claim: str, source_sentences: Sequence[str]) -> tuple[Placeholder, ...]:

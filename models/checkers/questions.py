@@ -55,6 +55,7 @@ from models.checkers.base import (
 from models.document import ParsedText, Sentence, Token
 from models.evidence import by_relevance, text_relevance
 from models.figures import AT_LEAST, AT_MOST, NEAR, ROUNDING, YEAR, number_value
+from models.unknown_words import is_placeholder
 
 NOT_ASKED = "no name or number to ask about"
 YES_NO = "a yes/no answer: its names and figures are the question's"
@@ -395,7 +396,7 @@ def _answers(sentence: Sentence, *, shares: bool = True) -> list[Answer]:
             continue
         if t.pos == "PROPN" and not t.text[:1].isupper():
             continue  # a lower-case word tagged as a name is a tagging slip, not a name
-        if t.text.strip("<>").lower() == "unk":
+        if is_placeholder(t.text):
             continue  # a model's placeholder for a word it could not write: nothing to ask
         if DEMONYM.fullmatch(t.text):
             continue  # "the Frenchman": who someone is, not a name (the name is asked)

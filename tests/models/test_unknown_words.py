@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.unknown_words import Placeholder, placeholder_note, placeholders
+from models.unknown_words import Placeholder, is_placeholder, placeholder_note, placeholders
 
 SOURCE = [
     "The two boxers have revealed a dozen oddities about themselves before the fight.",
@@ -25,14 +25,17 @@ def test_the_source_words_between_the_same_neighbours_are_named() -> None:
 
 
 def test_the_written_forms_of_a_placeholder() -> None:
-    for mark in ("UNK", "[UNK]", "<unk>", "<UNK>"):
+    for mark in ("UNK", "[UNK]", "<unk>", "<UNK>", "unk"):
         (got,) = placeholders(f"a dozen {mark} about themselves", SOURCE)
         assert got == Placeholder(mark, "oddities")
     # a run of them is one gap; words that merely contain the letters are no placeholder
     assert placeholders("a dozen UNK UNK about themselves", SOURCE) == (
         Placeholder("UNK UNK", "oddities"),
     )
-    assert placeholders("UNKNOWN sources said the FUNK band played", SOURCE) == ()
+    assert placeholders("UNKNOWN sources said the FUNK band played a chunk", SOURCE) == ()
+    # one word as a parser splits "[UNK]" and "<unk>"
+    assert is_placeholder("UNK") and is_placeholder("unk") and is_placeholder("[UNK]")
+    assert not is_placeholder("Unknown") and not is_placeholder("<")
     assert placeholders("nothing missing here", SOURCE) == ()
 
 
