@@ -249,6 +249,8 @@ def _slot(sentence: Sentence, root: Token) -> tuple[Token, str] | None:
     elif rel == "appos" or rel in INSIDE:
         if head.lemma.lower() in DAY_PARTS and root.lemma.lower() in DATE_WORDS:
             return _slot(sentence, head)  # "on Friday night": the slot of "night"
+        if rel == "appos" and {head.lemma.lower(), root.lemma.lower()} <= DATE_WORDS:
+            return _slot(sentence, head)  # "on Thursday, April 23": both say when
         rel = "of"  # "the mayor, Ana Ruiz" / "FIFA President": the name of that noun
     if head.pos not in CONTENT_POS or head.pos in ANSWER_POS and rel == "of":
         return None
@@ -847,7 +849,8 @@ class QuestionChecker(OnePairAtATime):
     #: "dozen" is a number (:data:`models.figures.SCALES`: "a dozen" is 12); 14: an age the
     #: source gives someone is no conflict with another person's age in the sentence found,
     #: a figure in a run of figures copied from the source is the source's
-    #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other.
+    #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other
+    #: (the day of the month of "Thursday, April 23" fills the weekday's slot too).
     version = f"14+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"

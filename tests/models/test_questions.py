@@ -302,6 +302,11 @@ def test_a_weekday_and_a_day_of_a_month_do_not_answer_each_other() -> None:
     assert "✗" not in " ".join(lines(r))
     r = check(source, "The couple will marry at the Graceland Wedding Chapel on Friday.")
     assert any("output: Friday · source: Thursday" in x and x.endswith("✗") for x in lines(r))
+    # the day of the month beside the weekday answers a day of the month
+    r = check(source, "The couple will marry at the Graceland Wedding Chapel on April 24.")
+    assert any("output: April 24 · source: April 23" in x and x.endswith("✗") for x in lines(r))
+    r = check(source, "The couple will marry at the Graceland Wedding Chapel on April 23.")
+    assert any("output: April 23 · source: April 23" in x and x.endswith("✓") for x in lines(r))
 
 
 def test_a_person_named_by_nation_is_not_a_name_to_ask_about() -> None:
