@@ -220,6 +220,22 @@ def measure(
     return out
 
 
+def conflicts(
+    sets: dict[str, tuple[list[Any], list[Any]]], scores: dict[str, dict[str, list[Any]]]
+) -> dict[str, tuple[int, int]]:
+    """Per set: pairs where the question-based check finds a conflict (a sentence it scores 0,
+    as the combined score's conflict flag reads it), and how many of them are faithful."""
+    out = {}
+    for label, (_, meta) in sets.items():
+        hit = [
+            m["faithful"] if isinstance(m, dict) else m.faithful
+            for m, result in zip(meta, scores[label]["questions"], strict=True)
+            if any(s.score == 0.0 for s in result.sentences)
+        ]
+        out[label] = (len(hit), sum(1 for f in hit if f == 1))
+    return out
+
+
 def main() -> int:
     from models import evaluation as E
     from models.bundled import FAST_IN_PLACE
@@ -275,6 +291,12 @@ def main() -> int:
             v = figures[row]
             cells.append(f"{v:>24}" if isinstance(v, str) else f"{v:>24.3f}")
         print(f"{row:<{width}}  " + "  ".join(cells))
+    if "questions" in scores[next(iter(scores))]:
+        found = conflicts(sets, scores)
+        print(
+            "question-based check, pairs with a conflict (faithful among them): "
+            + ", ".join(f"{label} {n} ({f})" for label, (n, f) in found.items())
+        )
     return 0
 
 
