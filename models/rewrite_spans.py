@@ -17,13 +17,14 @@ import difflib
 import re
 from collections.abc import Callable
 
-_WORD = re.compile(r"\w+(?:[.,'’-]\w+)*|[^\w\s]")
+#: A word (letters and digits with the marks inside them) or one other mark.
+WORD = re.compile(r"\w+(?:[.,'’-]\w+)*|[^\w\s]")
 
 Span = tuple[int, int]
 
 
 def _words(text: str) -> list[Span]:
-    return [m.span() for m in _WORD.finditer(text)]
+    return [m.span() for m in WORD.finditer(text)]
 
 
 def span_map(written: str, rewritten: str) -> Callable[[Span], Span | None]:

@@ -29,6 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.rewrite_spans import WORD
+
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
@@ -44,7 +46,6 @@ PLACEHOLDER = re.compile(r"(?<![\w<\[])(?:\[UNK\]|<unk>|<UNK>|\[unk\]|UNK|unk)(?
 MAX_FILL = 4
 #: Neighbours compared on each side.
 CONTEXT = 3
-_WORD = re.compile(r"\w+(?:[.,'’-]\w+)*|[^\w\s]")
 _SENTENCE_MARK = re.compile(r"[.;:!?\"“”()]")
 
 
@@ -62,7 +63,7 @@ def _tokens(text: str) -> list[tuple[int, int, str]]:
 
 
 def _plain(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    return [(m.start(), m.end(), m.group()) for m in WORD.finditer(text)]
 
 
 def _agree(claim: list[str], source: list[str], k: int, j: int, step: int) -> int:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from models.ages import stated_ages
 from models.checkers.base import (
@@ -156,7 +157,7 @@ def _range(text: str) -> tuple[float, float] | None:
 
 
 #: What a run of figures is written with: digits, the marks between them and spaces.
-_RUN_CHARS = r"[\d\s\-–(),.:/]"
+_RUN_CHAR = re.compile(r"[\d\s\-–(),.:/]")
 
 
 def figure_runs(text: str, figure: str) -> list[str]:
@@ -167,9 +168,9 @@ def figure_runs(text: str, figure: str) -> list[str]:
     out = []
     for m in re.finditer(rf"(?<![\d,.]){re.escape(figure)}(?![\d,.]\d)", text):
         start, end = m.start(), m.end()
-        while start > 0 and re.match(_RUN_CHARS, text[start - 1]):
+        while start > 0 and _RUN_CHAR.match(text[start - 1]):
             start -= 1
-        while end < len(text) and re.match(_RUN_CHARS, text[end]):
+        while end < len(text) and _RUN_CHAR.match(text[end]):
             end += 1
         run = re.sub(r"\s+", "", text[start:end]).strip("-–(),.:/")
         figures = re.findall(r"\d+(?:[,.]\d+)*", run)
@@ -555,10 +556,6 @@ class SourceIndex:
             if run:
                 runs.append(run)
         self.values = {v for r in runs if (v := number_value(r)) is not None}
-        #: every age the source gives anyone ("Henderson, 24,", "the 34-year-old")
-        self.ages = {age for text in self.texts for age in stated_ages(text)}
-        #: each sentence without its spaces, where a run of figures is found again as copied
-        self.flat = [re.sub(r"\s+", "", text) for text in self.texts]
         self.names = {_name_word(w) for w in self.words}
         # who speaks in each sentence: the named subjects of its verbs of saying, and whether a
         # "he"/"she" does
@@ -577,6 +574,18 @@ class SourceIndex:
             and t.dep in SUBJECT
             and s.tokens[t.head].lemma in SPEECH
         }
+
+    @cached_property
+    def ages(self) -> set[int]:
+        """Every age the source gives anyone ("Henderson, 24,", "the 34-year-old"); read only
+        where an age would conflict."""
+        return {age for text in self.texts for age in stated_ages(text)}
+
+    @cached_property
+    def flat(self) -> list[str]:
+        """Each source sentence without its spaces, where a run of figures is found again as
+        copied; read only where a figure would conflict."""
+        return [re.sub(r"\s+", "", text) for text in self.texts]
 
     def copied(self, text: str, f: Finding) -> Finding:
         """A figure's conflict (``f``, in output sentence ``text``) as the same answer where the
