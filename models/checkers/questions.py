@@ -859,8 +859,10 @@ class QuestionChecker(OnePairAtATime):
     #: source gives someone is no conflict with another person's age in the sentence found,
     #: a figure in a run of figures copied from the source is the source's
     #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other
-    #: (the day of the month of "Thursday, April 23" fills the weekday's slot too).
-    version = f"14+{QA_REVISION}"
+    #: (the day of the month of "Thursday, April 23" fills the weekday's slot too); 15: a name
+    #: the sentence gives a title is a sibling of the title's other answers ("Council leader
+    #: Maria Okafor": the source's Maria Okafor does not answer against "Council").
+    version = f"15+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
 
@@ -889,6 +891,10 @@ class QuestionChecker(OnePairAtATime):
                 sentences.append(SentenceScore(sentence.index, None, not_checked=why))
                 continue
             answers = _answers(judged[n])
+            # a name the sentence gives a title ("Council leader Maria Okafor") is a sibling of
+            # the title's other answers, not asked itself: the source's titled name then fills
+            # the title's slot as the sentence's own, not against "Council"
+            titled = _titled(judged[n])
             nearby = frozenset(
                 by_relevance(text_relevance(index.texts, judged[n].text))[:NEAR_SENTENCES]
                 if answers
@@ -898,7 +904,9 @@ class QuestionChecker(OnePairAtATime):
                 index.copied(
                     judged[n].text,
                     index.ask(
-                        a, [o for o in answers if o.governor == a.governor and o is not a], nearby
+                        a,
+                        [o for o in answers + titled if o.governor == a.governor and o is not a],
+                        nearby,
                     ),
                 )
                 for a in answers
