@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from app.terminal import shown, shown_json
 from app.thresholds import DEFAULT_THRESHOLD, check_threshold
+from app.wording import counted
 from models.errors import FactDeskError, InputError, UsageError
 
 # What the exit status says (README, "Exit codes").
@@ -342,7 +343,7 @@ def _not_checked_lines(pairs: Sequence[Any]) -> list[str]:
             lines += [f"not checked: {i}: {reason}" for i in ids]
         else:
             shown = ", ".join(ids[:LISTED_PROBLEMS])
-            lines.append(f"not checked: {len(ids):,} pairs ({shown}, …): {reason}")
+            lines.append(f"not checked: {counted(len(ids), 'pair')} ({shown}, …): {reason}")
     return lines
 
 
@@ -499,11 +500,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
             ) from exc
         finally:
             close()
-    lines = [f"imported {report.imported} pairs from {args.file}"]
+    lines = [f"imported {counted(report.imported, 'pair')} from {args.file}"]
     if report.restored_pairs:
-        lines.append(f"restored analysis and judgments of {report.restored_pairs} pairs")
+        lines.append(f"restored analysis and judgments of {counted(report.restored_pairs, 'pair')}")
     if report.duplicates:
-        lines.append(f"{len(report.duplicates)} duplicates not imported again:")
+        lines.append(f"{counted(len(report.duplicates), 'duplicate')} not imported again:")
         lines += [
             f"  line {d.line}: {d.reason}" + (f" ({d.id})" if d.id else "")
             for d in report.duplicates[:20]
@@ -904,12 +905,13 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     lines = []
     for c in report.checkers:
         lines.append(
-            f"{c.display_name} ({c.name} {c.version}): scored {c.scored} pairs, "
-            f"{c.already_scored} already scored, {c.not_checked_sentences} of {c.sentences} sentences not checked"
+            f"{c.display_name} ({c.name} {c.version}): scored {counted(c.scored, 'pair')}, "
+            f"{c.already_scored:,} already scored, {c.not_checked_sentences:,} of "
+            f"{counted(c.sentences, 'sentence')} not checked"
         )
     if report.left_to_others:
         lines.append(
-            f"{len(report.left_to_others)} pairs left to another analysis of this project "
+            f"{counted(len(report.left_to_others), 'pair')} left to another analysis of this project "
             "running at the same time"
         )
     lines += _not_checked_lines(report.not_checked_pairs)
@@ -938,12 +940,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
         finally:
             close()
     lines = [
-        f"scored {report.pairs_scored} pairs into {report.out} ({report.parts} parts, "
-        f"{report.parts_done_before} done before); {report.not_checked_sentences} sentences "
-        f"and {report.not_checked_pairs} pairs not checked"
+        f"scored {counted(report.pairs_scored, 'pair')} into {report.out} "
+        f"({counted(report.parts, 'part')}, {report.parts_done_before:,} done before); "
+        f"{counted(report.not_checked_sentences, 'sentence')} "
+        f"and {counted(report.not_checked_pairs, 'pair')} not checked"
     ]
     if report.duplicates:
-        lines.append(f"{report.duplicates} duplicate records not scored again")
+        lines.append(f"{counted(report.duplicates, 'duplicate record')} not scored again")
     lines += [
         f"skipped {args.input} line {p.line}{_field_note(p.field)}: {p.reason}"
         for p in report.skipped
@@ -968,7 +971,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             "jsonl": "without scores",
             "dae-arcs": "not in this format: it needs their arcs",
         }[args.format]
-        text += f"; {missing} pairs not analysed ({how}; run analyze to score them)"
+        text += f"; {counted(missing, 'pair')} not analysed ({how}; run analyze to score them)"
     _emit(
         args,
         {"written": n, "path": args.out, "format": args.format, "not_analysed": missing},
@@ -1017,14 +1020,17 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     for name, info in st["checkers"].items():
         mean = info["mean_pair_score"]
         lines.append(
-            f"{info['display_name']} ({name} {info['version']}): {info['scored_pairs']} pairs scored, "
+            f"{info['display_name']} ({name} {info['version']}): "
+            f"{counted(info['scored_pairs'], 'pair')} scored, "
             f"mean pair score {'-' if mean is None else f'{mean:.3f}'}, "
-            f"{info['not_checked_sentences']} sentences not checked"
+            f"{counted(info['not_checked_sentences'], 'sentence')} not checked"
         )
         if info.get("runs_on"):
             lines.append(
                 "  scored on "
-                + ", ".join(f"{where} ({n} pairs)" for where, n in info["runs_on"].items())
+                + ", ".join(
+                    f"{where} ({counted(n, 'pair')})" for where, n in info["runs_on"].items()
+                )
             )
     if st["judgment_labels"]:
         lines.append(

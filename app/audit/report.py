@@ -34,6 +34,7 @@ from app.review.adjudication import Final, ProjectFinals, final_labels, pair_fin
 from app.store.project import Project
 from app.store.schema import Judgment, Output, Run
 from app.thresholds import check_threshold
+from app.wording import counted
 from models.evidence import SHOWN
 
 #: At most this many flagged pairs are listed in full (the rest are counted).
@@ -343,14 +344,16 @@ def agreement_section(ctx: ReportContext) -> Section | None:
         return None
     disputed = ctx.finals.left_out("sentence", "pair")
     body = (
-        f"<p>{judged['sentence']} output sentences and {judged['pair']} pairs judged by an "
+        f"<p>{counted(judged['sentence'], 'output sentence')} and "
+        f"{counted(judged['pair'], 'pair')} judged by an "
         f"editor, each counted once under its final label (the adjudicated one, else the one "
         f"the reviewers share). The model flags a sentence or pair when its score is below "
         f"{ctx.threshold:.2f} (a pair's score is its lowest sentence's).</p>"
     )
     if disputed:
         body += (
-            f"<p>{disputed} sentences or pairs are left out: their reviewers disagree and "
+            f"<p>{counted(disputed, 'sentence or pair', 'sentences or pairs')} "
+            f"{'is' if disputed == 1 else 'are'} left out: their reviewers disagree and "
             f"nobody adjudicated.</p>"
         )
     head = [
@@ -478,7 +481,8 @@ def error_types_section(ctx: ReportContext) -> Section | None:
     )
     if left_out:
         body += (
-            f"<p>{left_out} items are left out: their reviewers disagree on the label or the "
+            f"<p>{counted(left_out, 'item')} {'is' if left_out == 1 else 'are'} left out: their "
+            "reviewers disagree on the label or the "
             "error type and nobody adjudicated.</p>"
         )
     body += figure_png(draw, size=(8, 4))

@@ -28,6 +28,7 @@ from app.io.exporter import EXPORT_FORMATS, parse_export_format
 from app.io.records import FieldMapping, Format, parse_format, read_pairs
 from app.store import JudgmentValue
 from app.tasks import Job, TaskRunner
+from app.wording import counted
 
 PREVIEW_ROWS = 50
 
@@ -207,8 +208,8 @@ class ImportDialog(QDialog):
         def done(report: object) -> None:
             assert isinstance(report, dict)
             self.summary.setText(
-                f"Imported {report['imported']} pairs; {report['duplicates']} duplicates, "
-                f"{report['skipped']} skipped."
+                f"Imported {counted(report['imported'], 'pair')}; "
+                f"{counted(report['duplicates'], 'duplicate')}, {report['skipped']:,} skipped."
             )
             self.import_button.setEnabled(True)
             self.on_imported()

@@ -23,6 +23,7 @@ from app.gui.pairlist import combo
 from app.gui.plaintext import plain_label
 from app.learning.job import AdaptRequest, NewRows, next_threshold, run_adapt
 from app.tasks import Job
+from app.wording import counted
 
 if TYPE_CHECKING:
     from app.gui.host import ListHost
@@ -409,8 +410,8 @@ class LearningPanel(QObject):
             ba0, ba1 = report.get("balanced_accuracy_before"), report.get("balanced_accuracy_after")
             fit = "" if ba0 is None or ba1 is None else f"; on them {ba0:.0%} → {ba1:.0%} BA"
             text = (
-                f"Adapted to {sum(j.values())} judgments ({report.get('made_blind', 0)} made "
-                f"blind){fit}; re-scored {report.get('rescored_pairs', 0)} pairs"
+                f"Adapted to {counted(sum(j.values()), 'judgment')} ({report.get('made_blind', 0)} "
+                f"made blind){fit}; re-scored {counted(report.get('rescored_pairs', 0), 'pair')}"
                 + (f"; shown: v{report['version']}" if report.get("version") else "")
             )
         if w.project is not None:

@@ -34,6 +34,7 @@ from app.item_models import OutputIdRole, PairFilterProxy, PairTableModel
 from app.review.adjudication import disagreeing_pairs
 from app.store import Project
 from app.store.queries import ListRow, list_rows, search_ids
+from app.wording import counted
 
 
 def combo(name: str, items: list[str]) -> QComboBox:
@@ -246,7 +247,9 @@ class PairList(QWidget):
         self.update_count()
 
     def update_count(self) -> None:
-        self.count_label.setText(f"{self.proxy.rowCount()} shown of {self.model.total()} pairs")
+        self.count_label.setText(
+            f"{self.proxy.rowCount():,} shown of {counted(self.model.total(), 'pair')}"
+        )
 
     # ================================================================== selection
     def select_first(self) -> None:

@@ -125,9 +125,9 @@ def test_report_counts_each_item_once(reviewed: tuple[Path, str, str, dict[str, 
     path, checker, _v, _sid = reviewed
     with Project.open(path) as p:
         text = render(p, checker=checker, sections=[agreement_section, error_types_section])
-    assert "3 output sentences and 1 pairs judged" in text
-    assert "1 sentences or pairs are left out" in text
-    assert "1 items are left out" in text
+    assert "3 output sentences and 1 pair judged" in text
+    assert "1 sentence or pair is left out" in text
+    assert "1 item is left out" in text
     # the error-type table (old code: entity 5, predicate 1, circumstance 1)
     errors = text[text.index('<section id="errors">') :]
     errors = errors[: errors.index("</section>")]

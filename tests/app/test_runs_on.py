@@ -37,7 +37,7 @@ def test_stats_say_where_pairs_were_scored(project: Project, pairs_file: Path, c
     assert project.runs_on("lexical", "no such version") == {}
     project.close()
     assert cli.main(["stats", str(project.path)]) == 0
-    assert "scored on cuda fp16 (2 pairs), cpu (1 pairs)" in capsys.readouterr().out
+    assert "scored on cuda fp16 (2 pairs), cpu (1 pair)" in capsys.readouterr().out
 
 
 def test_where_pairs_were_scored_survives_export_and_import(
