@@ -640,10 +640,16 @@ class SourceIndex:
         # the names listed beside this one ("Henderson and Mignolet played"), which take the
         # source's answers they give: "Henderson played" answers Henderson, not Mignolet
         mates = [o for o in siblings if o.relation == a.relation and o.kind == a.kind]
+        # a source event whose one answer is a name the sentence gives another role of its event
+        # ("Carlos Tevez has been told to …" against "Carlos Tevez has told Juventus …") is
+        # another event: one person is seldom both sides of it, and nothing else ties the two
+        others = [o for o in siblings if o.relation != a.relation]
         fillers = [
             b
             for b in self.by_slot.get((a.lemma, a.relation), [])
-            if _comparable(a, b) and (_same(a, b) or not any(_same(m, b) for m in mates))
+            if _comparable(a, b)
+            and (_same(a, b) or not any(_same(m, b) for m in mates))
+            and not (_alone(self.frames[b.frame], b) and any(_same(o, b) for o in others))
         ]
         if fillers:
             agreement = [  # how many of the event's other answers each filler's event shares
@@ -696,9 +702,14 @@ class SourceIndex:
         role (``b`` included: "Vasquez beat Tanabe" against "Tanabe beat Vasquez"). Figures do
         not tie events: "3" is in "beat Errani 4-6 6-3" and in "were beaten 3-2"."""
         frame = self.frames[b.frame]
-        if all(c is b for c in frame):
+        if _alone(frame, b):
             return True
         return any(o.kind == c.kind == "name" and _same(o, c) for o in siblings for c in frame)
+
+
+def _alone(frame: Sequence[Answer], b: Answer) -> bool:
+    """Whether ``b`` is the only answer of its source event."""
+    return all(c is b for c in frame)
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -861,7 +872,8 @@ class QuestionChecker(OnePairAtATime):
     #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other
     #: (the day of the month of "Thursday, April 23" fills the weekday's slot too); 15: a name
     #: the sentence gives a title is a sibling of the title's other answers ("Council leader
-    #: Maria Okafor": the source's Maria Okafor does not answer against "Council").
+    #: Maria Okafor": the source's Maria Okafor does not answer against "Council"), and a source
+    #: event whose one answer is a name the sentence gives another role is another event.
     version = f"15+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"

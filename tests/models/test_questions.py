@@ -490,3 +490,19 @@ def test_an_event_far_from_what_the_sentence_draws_on_is_another_event() -> None
     told = story.replace("they are adrift", "they are two points adrift")
     r = check(told, output)
     assert any("output: six · source: two" in x and x.endswith("✗") for x in lines(r))
+
+
+def test_a_source_event_whose_one_answer_plays_another_role_is_another_event() -> None:
+    """ "Carlos Tevez has been told to …" has one answer, Tevez as the one told: against "Carlos
+    Tevez has told Juventus …" it is another telling, not a conflict with Juventus. Where the
+    source names both sides the other way round, it is a role swap and still a conflict."""
+    said = "Carlos Tevez has told Juventus he wants to leave."
+    other_event = check(
+        "Carlos Tevez has been told to terminate his contract with Juventus. He wants to return "
+        "to Boca Juniors.",
+        said,
+    )
+    assert other_event.score == PRESENT
+    swapped = check("Juventus have told Carlos Tevez to terminate his contract.", said)
+    assert swapped.score == 0.0
+    assert any("output: Juventus · source: Carlos Tevez" in line for line in lines(swapped))
