@@ -141,6 +141,38 @@ def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     return [math.fsum(w for t, w in weights.items() if t in bag) / total for bag in bags]
 
 
+#: Endings a word form loses to be matched with another form of its word where the shown evidence
+#: ties on word forms: "opening" with "open", "longer" with "long", "closed" with "close".
+_ENDINGS = ("ing", "est", "ed", "er", "ly")
+
+
+def stem(term: str) -> str:
+    """A term without its inflectional ending and final "e" ("opening" -> "open", "closed" and
+    "close" -> "clos", "stopped" -> "stop"); figures and short words as they are."""
+    if not term.isalpha() or len(term) < 5:
+        return term
+    for ending in _ENDINGS:
+        if term.endswith(ending) and len(term) - len(ending) >= 3:
+            term = term[: -len(ending)]
+            if len(term) > 3 and term[-1] == term[-2] and term[-1] not in "ls":
+                term = term[:-1]  # "stopp" -> "stop"
+            break
+    return term[:-1] if len(term) > 3 and term.endswith("e") else term
+
+
+def stem_relevance(source_sentences: Sequence[str], sentence: str) -> list[float]:
+    """:func:`text_relevance` over the terms' stems (:func:`stem`): each output term counts where
+    a source sentence holds any form of its word."""
+    bags = [frozenset(stem(t) for t in terms(s)) for s in source_sentences]
+    df = Counter(t for bag in bags for t in bag)
+    n = len(bags) or 1
+    weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in {stem(t) for t in terms(sentence)}}
+    total = math.fsum(weights.values())
+    if not total:
+        return [0.0] * len(bags)
+    return [math.fsum(w for t, w in weights.items() if t in bag) / total for bag in bags]
+
+
 def by_relevance(relevance: Sequence[float]) -> list[int]:
     """Sentence indices from the most relevant to the least; ties in source order."""
     return sorted(range(len(relevance)), key=lambda i: (-relevance[i], i))
@@ -167,15 +199,19 @@ def fuse_rankings(*scores: Sequence[float], k: int = RRF_K) -> list[float]:
 
 
 def top_ranked(
-    relevance: Sequence[float], k: int = SHOWN, prefer: Collection[int] = ()
+    relevance: Sequence[float],
+    k: int = SHOWN,
+    prefer: Collection[int] = (),
+    tie: Sequence[float] | None = None,
 ) -> tuple[int, ...]:
     """The ``k`` most relevant sentences (relevance above zero), best first.
 
-    Ties go to the sentences in ``prefer`` (those a checker read), then to source order.
+    Ties go to the higher ``tie`` value where one is given, then to the sentences in ``prefer``
+    (those a checker read), then to source order.
     """
     order = sorted(
         (i for i, v in enumerate(relevance) if v > 0),
-        key=lambda i: (-relevance[i], i not in prefer, i),
+        key=lambda i: (-relevance[i], -(tie[i] if tie is not None else 0.0), i not in prefer, i),
     )
     return tuple(order[:k])
 
@@ -190,8 +226,10 @@ def shown_evidence(
     """The evidence to show for an output sentence: ``{source sentence index: rank}``, 1 best.
 
     The best ``k`` source sentences of the whole source by :func:`text_relevance` (the store
-    keeps a checker's window, not its retriever's scores); ties go to sentences in ``window``,
-    those the checker read. A short source that fits whole into the window is not marked whole.
+    keeps a checker's window, not its retriever's scores); ties go to the sentence that holds
+    more of the output's words in other forms (:func:`stem_relevance`: "The other pools will
+    stay open longer" shows "The remaining three pools will extend their opening hours" before
+    other sentences about the pools), then to sentences in ``window``, those the checker read. A short source that fits whole into the window is not marked whole.
     An answer with no words of its own to match ("No.") is matched with its ``question``, whose
     claim the checkers judged ("Do foot passengers need to book? — No.").
     """
@@ -199,10 +237,11 @@ def shown_evidence(
     texts = [t for _i, t in source_sentences]
     relevance = text_relevance(texts, sentence)
     if question and not any(v > 0 for v in relevance):
-        relevance = text_relevance(texts, f"{question} {sentence}")
+        sentence = f"{question} {sentence}"
+        relevance = text_relevance(texts, sentence)
     read = set(window)
     prefer = {pos for pos, idx in enumerate(order) if idx in read}
-    best = top_ranked(relevance, k, prefer=prefer)
+    best = top_ranked(relevance, k, prefer=prefer, tie=stem_relevance(texts, sentence))
     return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
 
 

@@ -7,6 +7,8 @@ from models.evidence import (
     build_windows,
     count_words,
     fuse_rankings,
+    shown_evidence,
+    stem,
     terms,
     text_relevance,
     top_ranked,
@@ -212,3 +214,22 @@ def test_relevance_is_the_same_in_every_run_of_python() -> None:
     text, lexical = json.loads(runs.pop())
     assert text[0] == text[1] and lexical[0] == lexical[1]  # an exact tie, broken by position
     assert float(text[0]) > float(text[2]) > float(text[3])
+
+
+def test_shown_evidence_ties_go_to_other_forms_of_the_sentence_s_words() -> None:
+    """Three source sentences share "pools" with "The other pools will stay open longer"; the
+    one that also says "opening" is shown first, not the first in source order. Exact word
+    forms still decide before other forms do."""
+    source = [
+        "The council voted to close two of its five public swimming pools.",
+        "The pools at Fenwick Road and Oldham Park will shut on 30 September.",
+        "About 400 residents protested outside the town hall.",
+        "The remaining three pools will extend their opening hours by two hours a day.",
+    ]
+    shown = shown_evidence(list(enumerate(source)), "The other pools will stay open longer.")
+    assert shown[3] == 1
+    assert stem("opening") == stem("open") and stem("closed") == stem("close")
+    assert stem("41,000") == "41,000"
+    # a sentence with the exact form outranks one with another form of it
+    exact = [source[3], "The pools will stay open until ten."]
+    assert shown_evidence(list(enumerate(exact)), "The pools will stay open longer.")[1] == 1
