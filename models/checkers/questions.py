@@ -115,6 +115,8 @@ _QUOTATION = re.compile(
 _WORD = re.compile(r"\w+")
 #: Answer values by outcome (see module doc).
 SAME, OTHER, PRESENT, UNDECIDED, ABSENT = 1.0, 0.0, 0.75, 0.5, 0.25
+#: Hyphens and dashes a figure's token may end on where its compound was spaced apart.
+HYPHENS = "-‐–—"
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,12 +422,15 @@ def _answer(sentence: Sentence, root: Token, governor: Token, relation: str) -> 
     toks = sentence.tokens
     span = _span(sentence, root)
     kind = _kind(span)
-    nums = [w.text for w in span if w.pos == "NUM"]
+    # a figure keeps the hyphen of a compound spaced apart ("17- year - old"): "17"
+    nums = [w.text.rstrip(HYPHENS) for w in span if w.pos == "NUM"]
     start, end = span[0].start - sentence.start, span[-1].end - sentence.start
     return Answer(
         sentence=sentence.index,
         kind=kind,
-        words=tuple(_number(w.text) if w.pos == "NUM" else w.text.lower() for w in span),
+        words=tuple(
+            _number(w.text.rstrip(HYPHENS)) if w.pos == "NUM" else w.text.lower() for w in span
+        ),
         value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
         hedge=_hedge(toks, span[0].i),
         text=sentence.text[start:end],
@@ -682,6 +687,11 @@ class SourceIndex:
                 # the sentence the question finds ("when the 34-year-old departs") is
                 # another person's, and who "the 24-year-old" is the question cannot tell
                 return Finding(a, PRESENT, None)
+            if a.negated and not any(b.negated for b in fillers):
+                # "the grandson wasn't even born in Spain" against "was born in Flanders": what
+                # the sentence denies is not what the source states, and no conflict; the answer
+                # is looked for as any other the source does not give
+                fillers = []
             if fillers:
                 return Finding(a, OTHER, fillers[0])
         if a.kind == "name":
@@ -873,7 +883,9 @@ class QuestionChecker(OnePairAtATime):
     #: (the day of the month of "Thursday, April 23" fills the weekday's slot too); 15: a name
     #: the sentence gives a title is a sibling of the title's other answers ("Council leader
     #: Maria Okafor": the source's Maria Okafor does not answer against "Council"), and a source
-    #: event whose one answer is a name the sentence gives another role is another event.
+    #: event whose one answer is a name the sentence gives another role is another event, and a
+    #: figure keeps its value where its compound was spaced apart ("17- year - old"), and another
+    #: answer is no conflict with one the sentence denies ("wasn't born in Spain").
     version = f"15+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"

@@ -506,3 +506,29 @@ def test_a_source_event_whose_one_answer_plays_another_role_is_another_event() -
     swapped = check("Juventus have told Carlos Tevez to terminate his contract.", said)
     assert swapped.score == 0.0
     assert any("output: Juventus · source: Carlos Tevez" in line for line in lines(swapped))
+
+
+def test_a_figure_spaced_from_its_compound_keeps_its_value() -> None:
+    """ "17- year - old" (a tokenizer's spacing of "17-year-old"): the figure is 17, the source's
+    17, not a figure "17-" that no source figure answers."""
+    r = check(
+        "A 39-year-old woman named Lillian Roldan said she dated Castro. During the three years "
+        "she was with Castro, he would kidnap 21-year-old Michelle Knight and 17-year-old Amanda "
+        "Berry.",
+        "During the three years she was with Castro, he would kidnap 21 - year - old Michelle "
+        "Knight and 17- year - old Amanda Berry.",
+    )
+    assert r.score == 1.0
+    assert any("output: 17- · source: 17 (" in line for line in lines(r))
+
+
+def test_an_answer_the_sentence_denies_is_no_conflict_with_another() -> None:
+    """ "wasn't born in Spain" against the source's "born in Flanders": what the sentence denies
+    is not what the source states, so no conflict; saying so without the negation still is one,
+    and denying what the source states is the negation conflict."""
+    source = "Their grandson, who took the throne in 1516, was born in Flanders in 1500."
+    denied = check(source, "The grandson wasn't born in Spain.")
+    assert denied.score == ABSENT and not any("✗" in line for line in lines(denied))
+    assert check(source, "The grandson was born in Spain.").score == 0.0
+    flipped = check(source, "The grandson was not born in Flanders.")
+    assert flipped.score == 0.0 and "the output adds a negation" in lines(flipped)[0]
