@@ -130,8 +130,15 @@ def text_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     sentence contains: rare words and exact figures weigh most. Values lie in [0, 1].
     """
     bags, df = _source_terms(tuple(source_sentences))
+    return _weighted_share(bags, df, terms(sentence))
+
+
+def _weighted_share(
+    bags: Sequence[frozenset[str]], df: Counter[str], wanted: Collection[str]
+) -> list[float]:
+    """Per bag, the idf-weighted share of the ``wanted`` terms it holds."""
     n = len(bags) or 1
-    weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in terms(sentence)}
+    weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in wanted}
     # fsum: exactly rounded whatever the order of the terms (a set's order changes from one run
     # of Python to the next), so sentences that match the same terms tie exactly and the tie
     # goes the same way in every run
@@ -165,12 +172,7 @@ def stem_relevance(source_sentences: Sequence[str], sentence: str) -> list[float
     a source sentence holds any form of its word."""
     bags = [frozenset(stem(t) for t in terms(s)) for s in source_sentences]
     df = Counter(t for bag in bags for t in bag)
-    n = len(bags) or 1
-    weights = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in {stem(t) for t in terms(sentence)}}
-    total = math.fsum(weights.values())
-    if not total:
-        return [0.0] * len(bags)
-    return [math.fsum(w for t, w in weights.items() if t in bag) / total for bag in bags]
+    return _weighted_share(bags, df, {stem(t) for t in terms(sentence)})
 
 
 def by_relevance(relevance: Sequence[float]) -> list[int]:

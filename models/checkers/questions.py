@@ -882,10 +882,10 @@ class QuestionChecker(OnePairAtATime):
     #: (:meth:`SourceIndex.copied`), and a weekday and a day of a month do not answer each other
     #: (the day of the month of "Thursday, April 23" fills the weekday's slot too); 15: a name
     #: the sentence gives a title is a sibling of the title's other answers ("Council leader
-    #: Maria Okafor": the source's Maria Okafor does not answer against "Council"), and a source
-    #: event whose one answer is a name the sentence gives another role is another event, and a
-    #: figure keeps its value where its compound was spaced apart ("17- year - old"), and another
-    #: answer is no conflict with one the sentence denies ("wasn't born in Spain").
+    #: Maria Okafor": the source's Maria Okafor does not answer against "Council"); a source
+    #: event whose one answer is a name the sentence gives another role is another event; a
+    #: figure keeps its value where its compound was spaced apart ("17- year - old"); and
+    #: another answer is no conflict with one the sentence denies ("wasn't born in Spain").
     version = f"15+{QA_REVISION}"
     display_name = "question-based check"
     grain: Grain = "sentence"
