@@ -218,12 +218,26 @@ def top_ranked(
     return tuple(order[:k])
 
 
+#: How a checker's words name the source sentence that contradicts an output sentence
+#: ("contradicted by source sentence 3: “…”", numbered from 1).
+CONTRADICTED_BY = "contradicted by source sentence"
+_CONTRADICTED_BY = re.compile(rf"{CONTRADICTED_BY} (\d+)\b")
+
+
+def contradicting_sentence(detail: str | None) -> int | None:
+    """The source sentence (its index, from 0) that a checker's ``detail`` names as contradicting
+    the output sentence, the first such; None where it names none."""
+    found = _CONTRADICTED_BY.search(detail or "")
+    return int(found.group(1)) - 1 if found else None
+
+
 def shown_evidence(
     source_sentences: Sequence[tuple[int, str]],
     sentence: str,
     window: Collection[int] = (),
     k: int = SHOWN,
     question: str | None = None,
+    named: int | None = None,
 ) -> dict[int, int]:
     """The evidence to show for an output sentence: ``{source sentence index: rank}``, 1 best.
 
@@ -233,7 +247,9 @@ def shown_evidence(
     stay open longer" shows "The remaining three pools will extend their opening hours" before
     other sentences about the pools), then to sentences in ``window``, those the checker read. A short source that fits whole into the window is not marked whole.
     An answer with no words of its own to match ("No.") is matched with its ``question``, whose
-    claim the checkers judged ("Do foot passengers need to book? — No.").
+    claim the checkers judged ("Do foot passengers need to book? — No."). A source sentence the
+    checker ``named`` as contradicting the sentence (:func:`contradicting_sentence`) is shown
+    first, whatever its words: the editor reads first what the verdict quotes.
     """
     order = [idx for idx, _t in source_sentences]
     texts = [t for _i, t in source_sentences]
@@ -244,6 +260,9 @@ def shown_evidence(
     read = set(window)
     prefer = {pos for pos, idx in enumerate(order) if idx in read}
     best = top_ranked(relevance, k, prefer=prefer, tie=stem_relevance(texts, sentence))
+    if named is not None and named in order:
+        first = order.index(named)
+        best = (first, *(pos for pos in best if pos != first))[:k]
     return {order[pos]: rank for rank, pos in enumerate(best, start=1)}
 
 

@@ -620,7 +620,7 @@ def flagged_section(ctx: ReportContext) -> Section | None:
             if detail:  # what the checker found, one finding a line
                 body += f'<p class="detail">{esc(detail)}</p>'
             read = set(window)
-            shown = b.shown_evidence(s.text, read)
+            shown = b.shown_evidence(s.text, read, detail=detail)
             if shown:
                 body += "<ol class='evidence'>"
                 for rank, (idx, text) in enumerate(shown, start=1):

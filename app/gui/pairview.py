@@ -273,7 +273,7 @@ class PairView(QWidget):
             if row is not None and row.evidence:
                 window = set(row.evidence)
                 said = next(s.text for s in b.sentences if s.id == unit.key.sentence_id)
-                shown = b.shown_evidence(said, window)
+                shown = b.shown_evidence(said, window, detail=row.detail)
                 evidence = {idx: rank for rank, (idx, _text) in enumerate(shown, start=1)}
         if hide_source:
             self.source_view.setPlainText(

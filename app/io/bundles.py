@@ -32,7 +32,7 @@ from app.store.schema import (
 from app.thresholds import DEFAULT_THRESHOLD
 from models.checkers.questions import Said
 from models.claims import question_text
-from models.evidence import SHOWN, shown_evidence
+from models.evidence import SHOWN, contradicting_sentence, shown_evidence
 
 
 @dataclass
@@ -57,13 +57,25 @@ class PairBundle:
         return pair.reason if pair is not None and pair.score is None and not sentences else None
 
     def shown_evidence(
-        self, sentence: str, window: Collection[int] = (), k: int = SHOWN
+        self,
+        sentence: str,
+        window: Collection[int] = (),
+        k: int = SHOWN,
+        detail: str | None = None,
     ) -> list[tuple[int, str]]:
         """The source sentences to show for an output sentence, best first, as (index, text): a
-        bare answer ("No.") is matched through its question (:func:`models.evidence.
+        bare answer ("No.") is matched through its question, and the source sentence that the
+        checker's ``detail`` names as contradicting it comes first (:func:`models.evidence.
         shown_evidence`)."""
         source = [(s.idx, s.text) for s in self.source_sentences]
-        ranks = shown_evidence(source, sentence, window, k, question_text(self.output.context))
+        ranks = shown_evidence(
+            source,
+            sentence,
+            window,
+            k,
+            question_text(self.output.context),
+            contradicting_sentence(detail),
+        )
         texts = dict(source)
         return [(idx, texts[idx]) for idx in sorted(ranks, key=ranks.__getitem__)]
 

@@ -44,6 +44,7 @@ from models.derived_figures import read_against
 from models.document import ParsedText, Sentence
 from models.errors import ModelLoadError, ModelNotFoundError
 from models.evidence import (
+    CONTRADICTED_BY,
     SHOWN,
     Evidence,
     LexicalRetriever,
@@ -750,9 +751,7 @@ class NLISentenceChecker:
                 text = item.source.sentences[k].text
                 (row_k,) = self._probs([text], [plan.read[unit].text])
                 if int(np.argmax(self._debiased(row_k, alone))) == self._contradict:
-                    return (
-                        f"{which}contradicted by source sentence {k + 1}: “{clipped(text)}”{note}"
-                    )
+                    return f"{which}{CONTRADICTED_BY} {k + 1}: “{clipped(text)}”{note}"
             return (
                 f"{which}contradicted by the source read as a whole (no one sentence alone){note}"
             )

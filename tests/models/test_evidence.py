@@ -5,6 +5,7 @@ from models.evidence import (
     Evidence,
     LexicalRetriever,
     build_windows,
+    contradicting_sentence,
     count_words,
     fuse_rankings,
     shown_evidence,
@@ -233,3 +234,27 @@ def test_shown_evidence_ties_go_to_other_forms_of_the_sentence_s_words() -> None
     # a sentence with the exact form outranks one with another form of it
     exact = [source[3], "The pools will stay open until ten."]
     assert shown_evidence(list(enumerate(exact)), "The pools will stay open longer.")[1] == 1
+
+
+def test_the_source_sentence_a_verdict_quotes_is_shown_first() -> None:
+    """demo-03 style: the reservoir's figures are contradicted by the source's second sentence,
+    while its first shares more of the words; the editor sees the quoted one first."""
+    source = [
+        "The Brennick Valley Water Authority will introduce a hosepipe ban across its supply "
+        "area from Monday, after the Lake Varrow reservoir fell to its lowest level.",
+        "The authority said the reservoir, which supplies roughly 41,000 households, was 38 "
+        "percent full.",
+        "Rainfall was less than half the long-term average.",
+    ]
+    said = (
+        "The Brennick Valley Water Authority is bringing in a hosepipe ban from Monday because "
+        "the Lake Varrow reservoir, which supplies about 14,000 households, is only 38 percent "
+        "full."
+    )
+    assert shown_evidence(list(enumerate(source)), said)[0] == 1  # by words alone
+    detail = "claim “the reservoir supplies about 14,000 households”: contradicted by source sentence 2: “The authority said …”"
+    assert contradicting_sentence(detail) == 1
+    shown = shown_evidence(list(enumerate(source)), said, named=contradicting_sentence(detail))
+    assert shown[1] == 1 and shown[0] == 2
+    assert contradicting_sentence("not found in the source") is None
+    assert shown_evidence(list(enumerate(source)), said, named=None)[0] == 1
