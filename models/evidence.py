@@ -245,11 +245,12 @@ def shown_evidence(
     keeps a checker's window, not its retriever's scores); ties go to the sentence that holds
     more of the output's words in other forms (:func:`stem_relevance`: "The other pools will
     stay open longer" shows "The remaining three pools will extend their opening hours" before
-    other sentences about the pools), then to sentences in ``window``, those the checker read. A short source that fits whole into the window is not marked whole.
-    An answer with no words of its own to match ("No.") is matched with its ``question``, whose
-    claim the checkers judged ("Do foot passengers need to book? — No."). A source sentence the
-    checker ``named`` as contradicting the sentence (:func:`contradicting_sentence`) is shown
-    first, whatever its words: the editor reads first what the verdict quotes.
+    other sentences about the pools), then to sentences in ``window``, those the checker read.
+    A short source that fits whole into the window is not marked whole. An answer with no words
+    of its own to match ("No.") is matched with its ``question``, whose claim the checkers
+    judged ("Do foot passengers need to book? — No."). A source sentence the checker ``named``
+    as contradicting the sentence (:func:`contradicting_sentence`) is shown first, whatever its
+    words: the editor reads first what the verdict quotes.
     """
     order = [idx for idx, _t in source_sentences]
     texts = [t for _i, t in source_sentences]
