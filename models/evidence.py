@@ -170,9 +170,17 @@ def stem(term: str) -> str:
 def stem_relevance(source_sentences: Sequence[str], sentence: str) -> list[float]:
     """:func:`text_relevance` over the terms' stems (:func:`stem`): each output term counts where
     a source sentence holds any form of its word."""
-    bags = [frozenset(stem(t) for t in terms(s)) for s in source_sentences]
-    df = Counter(t for bag in bags for t in bag)
+    bags, df = _source_stems(tuple(source_sentences))
     return _weighted_share(bags, df, {stem(t) for t in terms(sentence)})
+
+
+@functools.lru_cache(maxsize=64)
+def _source_stems(
+    source_sentences: tuple[str, ...],
+) -> tuple[tuple[frozenset[str], ...], Counter[str]]:
+    """:func:`_source_terms` over stems, kept for the recent sources as those are."""
+    bags = tuple(frozenset(stem(t) for t in bag) for bag in _source_terms(source_sentences)[0])
+    return bags, Counter(t for bag in bags for t in bag)
 
 
 def by_relevance(relevance: Sequence[float]) -> list[int]:

@@ -423,14 +423,13 @@ def _answer(sentence: Sentence, root: Token, governor: Token, relation: str) -> 
     span = _span(sentence, root)
     kind = _kind(span)
     # a figure keeps the hyphen of a compound spaced apart ("17- year - old"): "17"
-    nums = [w.text.rstrip(HYPHENS) for w in span if w.pos == "NUM"]
+    figures = {w.i: w.text.rstrip(HYPHENS) for w in span if w.pos == "NUM"}
+    nums = list(figures.values())
     start, end = span[0].start - sentence.start, span[-1].end - sentence.start
     return Answer(
         sentence=sentence.index,
         kind=kind,
-        words=tuple(
-            _number(w.text.rstrip(HYPHENS)) if w.pos == "NUM" else w.text.lower() for w in span
-        ),
+        words=tuple(_number(figures[w.i]) if w.i in figures else w.text.lower() for w in span),
         value=number_value(nums) if nums and not _range(sentence.text[start:end]) else None,
         hedge=_hedge(toks, span[0].i),
         text=sentence.text[start:end],
