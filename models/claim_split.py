@@ -15,7 +15,10 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   a claim about its noun ("the mayor was elected in 2019") and leaves the main claim; where that
   noun renames another, as a copula's attribute or an appositive, the claim is about the one it
   renames ("Knox was someone who read the Bible" -> "Knox read the Bible", not "someone read
-  the Bible");
+  the Bible"); a clause that only says which ones its noun means (no comma before it, on a
+  quantified noun, "every worker who applies", a pronoun for whoever fits it, "anyone who saw
+  her", or a plural subject with no determiner, "Children who share iPads do better") is no
+  claim of its own and stays in the main claim;
 * a coordinated verb with its own object right after it takes no passive auxiliary of the main
   verb ("was courted by clubs but chose Arsenal" -> "chose Arsenal", not "was chose Arsenal");
 * clauses joined by a semicolon, each with its own subject and verb, are split first;
@@ -138,6 +141,8 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
         # the noun the claim is about, without the clause (or, "Knox was someone who read the
         # Bible" -> "Knox read the Bible", without the noun that renames it)
         named = _renamed(toks, children, t.head)
+        if named is None and _restricts(toks, children, t.head, pronoun[0]):
+            continue
         about, without = (t.head, t.i) if named is None else (named, t.head)
         noun = subtree(about, skip=frozenset({without})) - _clauses_of(toks, children, about)
         parts.append(noun | body)
@@ -195,6 +200,37 @@ def _unsure_which(
     if toks[pronoun].lemma.lower() != "which" or pronoun == 0 or toks[pronoun - 1].text != ",":
         return False
     return any(toks[k].dep == "prep" and noun < k < pronoun for k in children[noun])
+
+
+#: Determiners that make a noun a quantity, not a thing: a clause on it says which ones.
+QUANTIFIERS = frozenset({"every", "each", "any", "all", "no", "few", "most"})
+#: Pronouns that stand for whoever fits the clause after them ("anyone who saw her").
+ANYONE = frozenset(
+    {"anyone", "anybody", "everyone", "everybody", "someone", "somebody", "nobody", "those"}
+)
+
+
+def _restricts(
+    toks: tuple[Token, ...], children: dict[int, list[int]], noun: int, pronoun: int
+) -> bool:
+    """Whether a relative clause only says which ones its noun means, and so states nothing
+    of its own: no comma before it, and a noun that a quantifier governs ("every worker who
+    applies", "no palaces that can be toured"), a pronoun that stands for whoever fits it
+    ("anyone who may have had contact with her", "those who do not") or a plural subject with
+    no determiner, a kind of thing ("Children who share iPads do better"). Split off, it would
+    be a claim the sentence does not make ("anyone may have had contact with her")."""
+    if pronoun > 0 and toks[pronoun - 1].text == ",":
+        return False
+    t = toks[noun]
+    if t.text.lower() in ANYONE:
+        return True
+    kids = [toks[k] for k in children[noun]]
+    if any(k.dep in ("det", "predet") and k.text.lower() in QUANTIFIERS for k in kids):
+        return True
+    # a plural subject with no determiner speaks of a kind ("Children who share iPads do better")
+    bare = not any(k.dep in ("det", "predet", "poss", "nummod") for k in kids)
+    plural = t.text.lower() != t.lemma.lower() or t.lemma.lower() == "people"
+    return t.pos == "NOUN" and t.dep in SUBJECTS and bare and plural
 
 
 def _renamed(toks: tuple[Token, ...], children: dict[int, list[int]], noun: int) -> int | None:

@@ -102,10 +102,12 @@ CONFIG_FILE = "config.json"
 #: and a coordinated verb with its own object takes no passive auxiliary ("was courted … but
 #: chose Arsenal" -> "chose Arsenal") (claims23); a "which" clause after a comma and a phrase
 #: of its noun stays in its sentence's claim ("accused officials of corruption, which led to a
-#: comeback": not "officials of corruption led to a comeback") (claims24). ("claims13" and
+#: comeback": not "officials of corruption led to a comeback") (claims24); a clause that only
+#: says which ones its noun means is no claim of its own ("every worker who applies", "anyone
+#: who saw her", "Children who share iPads do better": not "anyone saw her") (claims25). ("claims13" and
 #: "claims14" named experiments that were not kept, whose bench caches may still exist; so did
 #: "claims18", which also read vague counts, "a few hundred", as ranges.)
-CLAIM_REVISION = "claims24"
+CLAIM_REVISION = "claims25"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen

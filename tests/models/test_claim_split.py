@@ -74,6 +74,30 @@ def test_a_which_clause_after_a_phrase_of_its_noun_stays_in_its_sentence() -> No
     ]
 
 
+def test_a_clause_that_only_says_which_ones_is_no_claim_of_its_own() -> None:
+    # a quantified noun, a pronoun for whoever fits, a kind of thing: the clause restricts
+    for text in (
+        "The owner has promised to interview every affected worker who applies.",
+        "No player who signed in May has played.",
+        "Scotland Yard is appealing to anyone who may have had contact with her.",
+        "Children who share iPads do better than those who do not.",
+    ):
+        assert _claims(text) == [text]
+    # a noun the sentence picks out keeps its clause as a claim
+    assert _claims("The residents who lived near the plant were moved.") == [
+        "The residents were moved",
+        "The residents lived near the plant",
+    ]
+    assert _claims("Police arrested a man who was seen near the scene.")[1] == (
+        "a man was seen near the scene"
+    )
+    # after a comma the clause says something of every one of them
+    assert _claims("All passengers, who had booked online, got a refund.") == [
+        "All passengers got a refund",
+        "All passengers had booked online",
+    ]
+
+
 def test_a_verb_with_its_own_object_takes_no_passive_auxiliary() -> None:
     assert _claims("The letters were expected to fetch 300,000 dollars but received no bids.") == [
         "The letters were expected to fetch 300,000 dollars",
