@@ -18,7 +18,8 @@ weakest claim, and the editor is told which claim failed. The rules read the dep
   the Bible"); a clause that only says which ones its noun means (no comma before it, on a
   quantified noun, "every worker who applies", a pronoun for whoever fits it, "anyone who saw
   her", or a plural subject with no determiner, "Children who share iPads do better") is no
-  claim of its own and stays in the main claim;
+  claim of its own and stays in the main claim; the claim takes its noun as it stands before
+  the clause (words the parse hangs on the noun after the clause belong to the sentence);
 * a coordinated verb with its own object right after it takes no passive auxiliary of the main
   verb ("was courted by clubs but chose Arsenal" -> "chose Arsenal", not "was chose Arsenal");
 * clauses joined by a semicolon, each with its own subject and verb, are split first;
@@ -144,9 +145,12 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
         if named is None and _restricts(toks, children, t.head, pronoun[0]):
             continue
         about, without = (t.head, t.i) if named is None else (named, t.head)
-        noun = subtree(about, skip=frozenset({without})) - _clauses_of(toks, children, about)
-        parts.append(noun | body)
         span = subtree(t.i)
+        # the noun phrase as it stands before the clause: words the parse hangs on the noun
+        # after it belong to the sentence ("suspects the 23-year-old, who is unemployed, of
+        # stealing": not "the 23-year-old is unemployed of stealing")
+        noun = subtree(about, skip=frozenset({without})) - _clauses_of(toks, children, about)
+        parts.append({k for k in noun if k < min(span)} | body)
         before, after = min(span) - 1, max(span) + 1
         around = [k for k in (before, after) if 0 <= k < len(toks)]
         removed |= span | {k for k in around if toks[k].text == ","}
@@ -229,7 +233,9 @@ def _restricts(
         return True
     # a plural subject with no determiner speaks of a kind ("Children who share iPads do better")
     bare = not any(k.dep in ("det", "predet", "poss", "nummod") for k in kids)
-    plural = t.text.lower() != t.lemma.lower() or t.lemma.lower() == "people"
+    if bare and t.lemma.lower() == "people":
+        return True  # "to understand people who have autism"
+    plural = t.text.lower() != t.lemma.lower()
     return t.pos == "NOUN" and t.dep in SUBJECTS and bare and plural
 
 

@@ -104,10 +104,13 @@ CONFIG_FILE = "config.json"
 #: of its noun stays in its sentence's claim ("accused officials of corruption, which led to a
 #: comeback": not "officials of corruption led to a comeback") (claims24); a clause that only
 #: says which ones its noun means is no claim of its own ("every worker who applies", "anyone
-#: who saw her", "Children who share iPads do better": not "anyone saw her") (claims25). ("claims13" and
+#: who saw her", "Children who share iPads do better", "people who have autism": not "anyone saw
+#: her"), and a relative clause's claim takes its noun as it stands before the clause ("suspects
+#: the trainee, who is unemployed, of stealing": not "the trainee is unemployed of stealing")
+#: (claims26; "claims25" was the first without "people" or the noun's cut). ("claims13" and
 #: "claims14" named experiments that were not kept, whose bench caches may still exist; so did
 #: "claims18", which also read vague counts, "a few hundred", as ranges.)
-CLAIM_REVISION = "claims25"
+CLAIM_REVISION = "claims26"
 #: The evidence windows each claim is read against, in source sentences: the single most
 #: relevant one and the five most relevant, joined in source order (capped by the model input);
 #: see :meth:`NLISentenceChecker._reading` for how the readings combine. One wide window of a long source (a dozen

@@ -81,6 +81,7 @@ def test_a_clause_that_only_says_which_ones_is_no_claim_of_its_own() -> None:
         "No player who signed in May has played.",
         "Scotland Yard is appealing to anyone who may have had contact with her.",
         "Children who share iPads do better than those who do not.",
+        "Virtual reality is often used to understand people who have autism.",
     ):
         assert _claims(text) == [text]
     # a noun the sentence picks out keeps its clause as a claim
@@ -95,6 +96,14 @@ def test_a_clause_that_only_says_which_ones_is_no_claim_of_its_own() -> None:
     assert _claims("All passengers, who had booked online, got a refund.") == [
         "All passengers got a refund",
         "All passengers had booked online",
+    ]
+
+
+def test_a_relative_clause_claim_takes_its_noun_as_it_stands_before_the_clause() -> None:
+    # the parse hangs "of stealing" on the noun; it is what she suspects, not what is unemployed
+    assert _claims("She suspects the trainee, who is unemployed, of stealing.") == [
+        "She suspects the trainee of stealing",
+        "the trainee is unemployed",
     ]
 
 
