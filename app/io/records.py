@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import csv
 import hashlib
+import io
 import itertools
 import json
 import os
@@ -266,18 +267,27 @@ def binary_lines(
         if not raw:
             return
         if len(raw) > cap and not raw.endswith(b"\n"):
-            raise InputError(
-                f"no line end within {cap:,} bytes; a record is one line: check that this is "
-                "the file and format you meant, or raise the limit with --max-line-bytes",
-                path=str(path),
-                line=n,
-            )
+            raise _no_line_end(path, n, cap)
         yield n, raw
 
 
+def _no_line_end(path: Path, line: int, cap: int) -> InputError:
+    return InputError(
+        f"no line end within {cap:,} bytes; a record is one line: check that this is the file "
+        "and format you meant, or raise the limit with --max-line-bytes",
+        path=str(path),
+        line=line,
+    )
+
+
+#: Byte-order marks of UTF-16, which Excel's "Unicode Text" and some Windows tools write.
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
 def _lines(path: Path, max_line_bytes: int, max_file_bytes: int) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each line, decoded as UTF-8 (a leading BOM dropped), its "\\n"
-    kept; read as a stream and refused at the caps (see :data:`MAX_LINE_BYTES`)."""
+    """(line number, text) of each line, decoded as UTF-8 (a leading BOM dropped), or as
+    UTF-16 where the file starts with its byte-order mark, its "\\n" kept; read as a stream and
+    refused at the caps (see :data:`MAX_LINE_BYTES`)."""
     too_big = (
         f"over the limit of {max_file_bytes:,} bytes for one import: import it in parts "
         "(`factdesk score` cuts a large corpus into parts), or raise the limit with "
@@ -291,23 +301,59 @@ def _lines(path: Path, max_line_bytes: int, max_file_bytes: int) -> Iterator[tup
         st = os.fstat(fh.fileno())
         if stat.S_ISREG(st.st_mode) and st.st_size > max_file_bytes:  # no need to read it
             raise InputError(f"the file is {st.st_size:,} bytes, {too_big}", path=str(path))
+        wide = fh.peek(2)[:2] in UTF16_BOMS
+        lines = (_utf16_lines if wide else _utf8_lines)(fh, path, max_line_bytes)
         read = 0
-        for n, raw in binary_lines(fh, path, max_line_bytes):
-            read += len(raw)
+        for n, text, size in lines:
+            read += size
             if read > max_file_bytes:  # a pipe or device: counted as it comes
                 raise InputError(f"the file goes on {too_big}", path=str(path), line=n)
-            if n == 1 and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8) :]
+            yield n, text
+
+
+def _utf8_lines(fh: BinaryIO, path: Path, max_line_bytes: int) -> Iterator[tuple[int, str, int]]:
+    """(line number, text, bytes read) of each line of a UTF-8 file (a leading BOM dropped)."""
+    for n, raw in binary_lines(fh, path, max_line_bytes):
+        size = len(raw)
+        if n == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                "save the file as UTF-8 and import again",
+                path=str(path),
+                line=n,
+            ) from exc
+        yield n, text, size
+
+
+def _utf16_lines(fh: BinaryIO, path: Path, max_line_bytes: int) -> Iterator[tuple[int, str, int]]:
+    """:func:`_utf8_lines` of a UTF-16 file (its byte-order mark says which order, and is
+    dropped): lines end at "\\n" only, none longer than the cap (in bytes as UTF-16 stores
+    them, two a character as counted here)."""
+    text = io.TextIOWrapper(fh, encoding="utf-16", newline="\n")
+    cap = max_line_bytes // 2  # UTF-16 stores at least two bytes a character
+    n = 0
+    try:
+        while True:
+            n += 1
             try:
-                text = raw.decode("utf-8")
+                line = text.readline(cap + 1)
             except UnicodeDecodeError as exc:
                 raise InputError(
-                    f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                    "save the file as UTF-8 and import again",
+                    f"invalid UTF-16 ({exc.reason}); save the file as UTF-8 and import again",
                     path=str(path),
                     line=n,
                 ) from exc
-            yield n, text
+            if not line:
+                return
+            if len(line) > cap and not line.endswith("\n"):
+                raise _no_line_end(path, n, max_line_bytes)
+            yield n, line, 2 * len(line)
+    finally:
+        text.detach()  # the caller closes the file
 
 
 def _json_problem(raw: str, exc: json.JSONDecodeError) -> str:

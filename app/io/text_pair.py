@@ -22,7 +22,7 @@ from typing import IO
 
 from app.io.html_text import html_text, looks_like_html
 from app.io.office_text import DamagedDocument, NotADocument, NotAnArchive, document_text
-from app.io.records import MAX_FIELD_CHARS, PairRecord, check_name, check_text
+from app.io.records import MAX_FIELD_CHARS, UTF16_BOMS, PairRecord, check_name, check_text
 from models.errors import InputError
 
 #: "-" names standard input.
@@ -44,15 +44,13 @@ _NOT_TEXT = (
         "is an old Word (.doc) or other Office file, not plain text",
     ),
     (b"{\\rtf", "is an RTF file, not plain text"),
-    (codecs.BOM_UTF16_LE, "is UTF-16 text, not UTF-8"),
-    (codecs.BOM_UTF16_BE, "is UTF-16 text, not UTF-8"),
 )
 
 
 def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> str:
     """The text of ``path`` (``"-"``: standard input) as the pair's ``role`` (source, output):
-    a plain UTF-8 text, a Word (.docx) or OpenDocument (.odt) document's paragraphs, or a web
-    page's article.
+    a plain text (UTF-8, or UTF-16 with its byte-order mark), a Word (.docx) or OpenDocument
+    (.odt) document's paragraphs, or a web page's article.
 
     Raises:
         InputError: naming the file (and the line, where there is one) when it cannot be read,
@@ -81,8 +79,15 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     try:
-        text = raw.decode("utf-8")
+        # UTF-16 where its byte-order mark says so (Notepad's "Unicode", Excel's "Unicode Text")
+        text = raw.decode("utf-16") if raw[:2] in UTF16_BOMS else raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if raw[:2] in UTF16_BOMS:
+            raise InputError(
+                f"invalid UTF-16 ({exc.reason}); save the file as UTF-8 and try again",
+                path=name,
+                field=role,
+            ) from None
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InputError(

@@ -94,6 +94,28 @@ def test_csv_separated_by_semicolons_as_excel_writes_it(project: Project, tmp_pa
     assert import_file(project, commas).imported == 1
 
 
+def test_a_utf16_table_reads_as_its_text(project: Project, tmp_path: Path) -> None:
+    # Excel's "Unicode Text" is UTF-16 with a byte-order mark, tab-separated, CRLF line ends
+    for n, codec in enumerate(("utf-16-le", "utf-16-be")):
+        path = tmp_path / f"excel{n}.tsv"
+        text = f"\ufeffid\tsource\toutput\r\nw{n}\tÉmile opened the café in 199{n}.\tÉmile did.\r\n"
+        path.write_bytes(text.encode(codec))
+        assert import_file(project, path).imported == 1
+    texts = {
+        r.external_id: (src.text, out.text)
+        for r in project.pair_rows()
+        for out, src in [project.pair(r.output_id)]
+    }
+    assert texts == {f"w{n}": (f"Émile opened the café in 199{n}.", "Émile did.") for n in (0, 1)}
+
+
+def test_invalid_utf16_is_placed_by_line(project: Project, tmp_path: Path) -> None:
+    path = tmp_path / "broken.tsv"
+    good = "\ufeffsource\toutput\nA source.\tAn output.\n".encode("utf-16-le")
+    path.write_bytes(good + b"\x00\xd8")  # a lone surrogate on line 3
+    assert_error(project, path, 3, None, "invalid UTF-16")
+
+
 def test_invalid_utf8(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(

@@ -66,6 +66,22 @@ def test_the_line_and_file_caps_name_where_and_how_to_raise_them(tmp_path: Path)
     assert len(read_pairs(path, max_file_bytes=size).records) == 3
 
 
+def test_the_caps_hold_for_a_utf16_file_too(tmp_path: Path) -> None:
+    rows = [json.dumps(p) for p in PAIRS]
+    path = tmp_path / "wide.jsonl"
+    path.write_bytes("\ufeff".encode("utf-16-le") + "\n".join(rows).encode("utf-16-le") + b"\n\x00")
+    assert len(read_pairs(path).records) == 3
+    longest = max(len(r) for r in rows)  # characters before the line end, two bytes each
+    with pytest.raises(InputError) as err:
+        read_pairs(path, max_line_bytes=2 * longest - 2)
+    assert "--max-line-bytes" in err.value.reason
+    assert err.value.line == 1 + [len(r) for r in rows].index(longest)
+    assert len(read_pairs(path, max_line_bytes=2 * longest).records) == 3
+    with pytest.raises(InputError) as err:
+        read_pairs(path, max_file_bytes=path.stat().st_size - 2)
+    assert "--max-file-bytes" in err.value.reason
+
+
 def test_a_stream_over_the_file_cap_is_refused_as_it_is_read(tmp_path: Path) -> None:
     """A pipe has no size to look at first: the cap is counted while reading."""
     fifo = tmp_path / "pairs.fifo"

@@ -43,6 +43,10 @@ def test_a_text_file_reads_as_its_text_whatever_its_line_ends(tmp_path: Path) ->
     # leading space and inner blank lines are the text's own
     kept = write(tmp_path / "c.txt", "  Indented.\n\nÉmile said so.\n".encode())
     assert read_text(kept, "source") == "  Indented.\n\nÉmile said so."
+    # UTF-16 where its byte-order mark says so (Notepad's "Unicode", Excel's "Unicode Text")
+    for codec in ("utf-16-le", "utf-16-be"):
+        wide = write(tmp_path / "d.txt", "\ufeffÉmile said so.\r\nTwo.\r\n".encode(codec))
+        assert read_text(wide, "source") == "Émile said so.\nTwo."
 
 
 @pytest.mark.parametrize(
@@ -50,7 +54,7 @@ def test_a_text_file_reads_as_its_text_whatever_its_line_ends(tmp_path: Path) ->
     [
         (b"%PDF-1.7\n...", "is a PDF file, not plain text"),
         (b"PK\x03\x04rest", "begins as a zip archive (a .docx or .odt is one) but cannot"),
-        (codecs.BOM_UTF16_LE + "hi".encode("utf-16-le"), "is UTF-16 text"),
+        (codecs.BOM_UTF16_LE + b"\x00\xd8", "invalid UTF-16"),
         (b"\n \n\t\n", "has no text"),
         (b"", "has no text"),
     ],
