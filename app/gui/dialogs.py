@@ -146,7 +146,7 @@ class ImportDialog(QDialog):
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import pairs", "", "Pairs (*.jsonl *.json *.csv *.tsv)"
+            self, "Import pairs", "", "Pairs (*.jsonl *.json *.csv *.tsv *.txt)"
         )
         if path:
             self.path.setText(path)

@@ -137,10 +137,21 @@ def guess_format(path: Path) -> Format:
         return "csv"
     if suffix in (".tsv", ".tab"):
         return "tsv"
+    if suffix == ".txt" and _first_line_has_tab(path):
+        return "tsv"  # a sheet saved as text (Excel's "Unicode Text", "Text (Tab delimited)")
     raise InputError(
         f"cannot tell the format from the suffix '{suffix}'; pass --format jsonl|csv|tsv",
         path=str(path),
     )
+
+
+def _first_line_has_tab(path: Path) -> bool:
+    lines = _lines(path, MAX_LINE_BYTES, MAX_FILE_BYTES)
+    try:
+        first = next(lines, None)
+    finally:
+        lines.close()
+    return first is not None and "\t" in first[1]
 
 
 def parse_format(value: str | None) -> Format | None:

@@ -109,6 +109,19 @@ def test_a_utf16_table_reads_as_its_text(project: Project, tmp_path: Path) -> No
     assert texts == {f"w{n}": (f"Émile opened the café in 199{n}.", "Émile did.") for n in (0, 1)}
 
 
+def test_a_sheet_saved_as_text_reads_as_tab_separated(project: Project, tmp_path: Path) -> None:
+    # Excel saves "Unicode Text" and "Text (Tab delimited)" as .txt
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_bytes("\ufeffsource\toutput\r\nA source.\tAn output.\r\n".encode("utf-16-le"))
+    assert import_file(project, sheet).imported == 1
+    prose = tmp_path / "notes.txt"
+    prose.write_text("Just some notes, with no tabs.\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        import_file(project, prose)
+    assert "cannot tell the format" in err.value.reason and err.value.path == str(prose)
+    assert project.count_pairs() == 1
+
+
 def test_invalid_utf16_is_placed_by_line(project: Project, tmp_path: Path) -> None:
     path = tmp_path / "broken.tsv"
     good = "\ufeffsource\toutput\nA source.\tAn output.\n".encode("utf-16-le")
