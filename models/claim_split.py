@@ -220,8 +220,9 @@ def _restricts(
     """Whether a relative clause only says which ones its noun means, and so states nothing
     of its own: no comma before it, and a noun that a quantifier governs ("every worker who
     applies", "no palaces that can be toured"), a pronoun that stands for whoever fits it
-    ("anyone who may have had contact with her", "those who do not") or a plural subject with
-    no determiner, a kind of thing ("Children who share iPads do better"). Split off, it would
+    ("anyone who may have had contact with her", "those who do not", "people who have autism")
+    or a plural subject with no determiner, a kind of thing ("Children who share iPads do
+    better"). Split off, it would
     be a claim the sentence does not make ("anyone may have had contact with her")."""
     if pronoun > 0 and toks[pronoun - 1].text == ",":
         return False
