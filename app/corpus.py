@@ -31,7 +31,7 @@ from app.analysis import AnalysisReport
 from app.io.exporter import export
 from app.io.importer import import_file
 from app.io.output import output_target, write_atomically
-from app.io.records import Problem, binary_lines, read_pairs
+from app.io.records import UTF16_BOMS, Problem, binary_lines, read_pairs
 from app.store import Project
 from models.errors import FactDeskError, InputError, gathered
 
@@ -94,7 +94,14 @@ def input_files(src: str | Path) -> list[Path]:
 
 def _records(fh: BinaryIO, path: Path) -> Iterator[tuple[int, bytes]]:
     """(line number, raw line) of a JSON Lines file; records end at b"\\n" only, as on import,
-    and a line over the import's cap is refused before it fills the memory."""
+    and a line over the import's cap is refused before it fills the memory. A UTF-16 file is
+    refused: its parts are cut at bytes, which would split its characters."""
+    if fh.peek(2)[:2] in UTF16_BOMS:
+        raise InputError(
+            "is UTF-16 text: `factdesk score` cuts a corpus into parts by its bytes and reads "
+            "UTF-8; save it as UTF-8 (`factdesk import` reads UTF-16 into a project)",
+            path=str(path),
+        )
     return binary_lines(fh, path)
 
 

@@ -124,6 +124,14 @@ def test_the_cli_options_raise_the_caps_and_must_be_positive(
     assert json.loads(capsys.readouterr().out)["imported"] == 3
 
 
+def test_score_names_a_utf16_corpus_instead_of_cutting_its_characters(tmp_path: Path) -> None:
+    corpus = tmp_path / "wide.jsonl"
+    corpus.write_bytes(("\ufeff" + json.dumps(PAIRS[0]) + "\n").encode("utf-16-le"))
+    with pytest.raises(InputError) as err:
+        plan_parts([corpus], 10)
+    assert err.value.path == str(corpus) and "is UTF-16 text" in err.value.reason
+
+
 def test_score_refuses_a_line_without_end_at_the_cap(tmp_path: Path, monkeypatch) -> None:
     import app.io.records
 
