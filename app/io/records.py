@@ -140,7 +140,8 @@ def guess_format(path: Path) -> Format:
     if suffix == ".txt" and _first_line_has_tab(path):
         return "tsv"  # a sheet saved as text (Excel's "Unicode Text", "Text (Tab delimited)")
     raise InputError(
-        f"cannot tell the format from the suffix '{suffix}'; pass --format jsonl|csv|tsv",
+        f"cannot tell the format from the suffix '{suffix}'; choose jsonl, csv or tsv "
+        "(--format on the command line, Format in the window's import dialog)",
         path=str(path),
     )
 

@@ -119,6 +119,7 @@ def test_a_sheet_saved_as_text_reads_as_tab_separated(project: Project, tmp_path
     with pytest.raises(InputError) as err:
         import_file(project, prose)
     assert "cannot tell the format" in err.value.reason and err.value.path == str(prose)
+    assert "--format" in err.value.reason and "import dialog" in err.value.reason
     assert project.count_pairs() == 1
 
 
