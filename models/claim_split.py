@@ -138,7 +138,6 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
         ]
         if not pronoun or t.head == t.i or _unsure_which(toks, children, t.head, pronoun[0]):
             continue
-        body = subtree(t.i) - {pronoun[0]}
         # the noun the claim is about, without the clause (or, "Knox was someone who read the
         # Bible" -> "Knox read the Bible", without the noun that renames it)
         named = _renamed(toks, children, t.head)
@@ -146,6 +145,7 @@ def _split_clause(sentence: Sentence) -> tuple[Sentence, ...]:
             continue
         about, without = (t.head, t.i) if named is None else (named, t.head)
         span = subtree(t.i)
+        body = span - {pronoun[0]}
         # the noun phrase as it stands before the clause: words the parse hangs on the noun
         # after it belong to the sentence ("suspects the 23-year-old, who is unemployed, of
         # stealing": not "the 23-year-old is unemployed of stealing")

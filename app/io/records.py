@@ -147,6 +147,7 @@ def guess_format(path: Path) -> Format:
 
 
 def _first_line_has_tab(path: Path) -> bool:
+    """Whether the file's first line (read as an import reads it) holds a tab."""
     lines = _lines(path, MAX_LINE_BYTES, MAX_FILE_BYTES)
     try:
         first = next(lines, None)

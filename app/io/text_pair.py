@@ -78,11 +78,12 @@ def read_text(path: str | Path, role: str, *, limit: int = MAX_FIELD_CHARS) -> s
             )
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
+    # UTF-16 where its byte-order mark says so (Notepad's "Unicode", Excel's "Unicode Text")
+    wide = raw[:2] in UTF16_BOMS
     try:
-        # UTF-16 where its byte-order mark says so (Notepad's "Unicode", Excel's "Unicode Text")
-        text = raw.decode("utf-16") if raw[:2] in UTF16_BOMS else raw.decode("utf-8")
+        text = raw.decode("utf-16" if wide else "utf-8")
     except UnicodeDecodeError as exc:
-        if raw[:2] in UTF16_BOMS:
+        if wide:
             raise InputError(
                 f"invalid UTF-16 ({exc.reason}); save the file as UTF-8 and try again",
                 path=name,
